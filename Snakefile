@@ -1,0 +1,22 @@
+# LYSS bench workflow: corpus prep → translation → per-metric scoring → aggregation → significance → report.
+# All settings come from params.yaml; targets are derived from it in rules/common.smk.
+
+
+configfile: "params.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/prep.smk"
+include: "rules/translate.smk"
+include: "rules/score.smk"
+include: "rules/aggregate.smk"
+include: "rules/significance.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        run_cards(),
+        significance_files(),
+        "results/metrics.json",
+        "results/leaderboard.md",

@@ -1,0 +1,57 @@
+# Config validation and target lists derived from params.yaml (nothing is hand-listed).
+from lyss.config import check_params
+from lyss.pipeline import dataset_language_pair
+
+check_params(config)
+
+DATASETS = list(config["datasets"])
+METHODS = list(config["methods"])
+METRICS = list(config["metrics"])
+LANGUAGES_DIR = config.get("languages_dir", "data/languages")
+
+
+wildcard_constraints:
+    dataset="[A-Za-z0-9][A-Za-z0-9_-]*",
+    method="[A-Za-z0-9][A-Za-z0-9_-]*",
+    metric="[a-z0-9_]+",
+
+
+def dataset_dir(wildcards):
+    return config["datasets"][wildcards.dataset]["path"]
+
+
+def language_cards(wildcards):
+    """The cards of the dataset's two languages that exist (a language without a card uses defaults)."""
+    codes = dataset_language_pair(dataset_dir(wildcards))
+    paths = [f"{LANGUAGES_DIR}/{code}.yaml" for code in codes]
+    return [p for p in paths if os.path.exists(p)]
+
+
+def translations(dataset):
+    return [f"results/translations/{dataset}/{method}.jsonl" for method in METHODS]
+
+
+def metric_files(wildcards):
+    return expand(
+        "results/metrics/{dataset}/{method}/{metric}.parquet",
+        dataset=wildcards.dataset,
+        method=wildcards.method,
+        metric=METRICS,
+    )
+
+
+def dataset_metric_files(wildcards):
+    return expand(
+        "results/metrics/{dataset}/{method}/{metric}.parquet",
+        dataset=wildcards.dataset,
+        method=METHODS,
+        metric=METRICS,
+    )
+
+
+def run_cards():
+    return expand("results/runs/{dataset}/{method}.json", dataset=DATASETS, method=METHODS)
+
+
+def significance_files():
+    return expand("results/significance/{dataset}.json", dataset=DATASETS)

@@ -1,0 +1,15 @@
+rule prep:
+    """Validate and normalise a corpus; record its content fingerprint."""
+    input:
+        corpus=lambda wc: f"{dataset_dir(wc)}/corpus.jsonl",
+        card=lambda wc: f"{dataset_dir(wc)}/dataset.yaml",
+        languages=language_cards,
+    output:
+        corpus="results/corpora/{dataset}.jsonl",
+        meta="results/corpora/{dataset}.meta.json",
+    log:
+        "results/logs/prep/{dataset}.log",
+    params:
+        languages_dir=LANGUAGES_DIR,
+    script:
+        "../scripts/prep.py"

@@ -1,0 +1,12 @@
+rule report:
+    """The flat metrics file for `dvc metrics diff` and the Markdown leaderboard."""
+    input:
+        cards=run_cards(),
+        significance=[],
+    output:
+        metrics="results/metrics.json",
+        leaderboard="results/leaderboard.md",
+    log:
+        "results/logs/report.log",
+    script:
+        "../scripts/report.py"

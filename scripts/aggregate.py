@@ -1,0 +1,20 @@
+"""Snakemake adapter for rule `aggregate`."""
+
+from lyss.pipeline import aggregate_run
+from lyss.scripting import logged
+
+with logged(snakemake.log[0]):
+    aggregate_run(
+        corpus_path=snakemake.input.corpus,
+        corpus_meta_path=snakemake.input.meta,
+        translations_path=snakemake.input.translations,
+        translation_meta_path=snakemake.input.translation_meta,
+        metric_paths=snakemake.input.metrics,
+        languages_dir=snakemake.params.languages_dir,
+        method_name=snakemake.wildcards.method,
+        method_config=snakemake.params.method,
+        composite_settings=snakemake.params.composite,
+        tiers=snakemake.params.tiers,
+        stats_settings=snakemake.params.stats,
+        out_path=snakemake.output[0],
+    )

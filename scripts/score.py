@@ -1,0 +1,9 @@
+"""Snakemake adapter for rule `score`."""
+
+from lyss.pipeline import score_metric
+from lyss.scripting import logged
+
+with logged(snakemake.log[0]):
+    score_metric(snakemake.wildcards.metric, snakemake.input.corpus, snakemake.input.meta,
+                 snakemake.input.translations, snakemake.params.languages_dir, snakemake.params.options,
+                 snakemake.output[0])

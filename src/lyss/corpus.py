@@ -1,0 +1,132 @@
+"""Corpus entries and dataset cards: loading, validation, NFC normalisation and a content fingerprint.
+
+A corpus is JSONL, one entry per line. Validation happens here, before any expensive step, and every
+problem is reported with the file, the line and the field so a user can fix it without guessing.
+"""
+
+import hashlib
+import json
+import unicodedata
+from pathlib import Path
+
+import yaml
+
+from lyss.errors import InputError
+from lyss.io import iter_jsonl
+from lyss.languages import is_known_language
+
+REQUIRED_FIELDS = ("id", "source", "reference")
+TEXT_FIELDS = ("source", "reference", "notes", "provenance")
+KNOWN_FIELDS = set(REQUIRED_FIELDS) | {
+    "variants", "difficulty", "provenance", "glossary", "notes", "morphology", "human_score",
+}
+DIFFICULTY_RANGE = (1, 5)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _check_string(path, line, field, value, allow_empty=False) -> str:
+    if not isinstance(value, str):
+        raise InputError(path, f"expected a string, got {type(value).__name__}", line=line, field=field)
+    if not allow_empty and not value.strip():
+        raise InputError(path, "must not be empty", line=line, field=field)
+    return nfc(value)
+
+
+def validate_entry(path, line: int, raw: dict) -> dict:
+    """Return a normalised copy of one corpus entry or raise InputError naming the faulty field."""
+    for field in REQUIRED_FIELDS:
+        if field not in raw:
+            raise InputError(path, "missing required field", line=line, field=field)
+    entry = dict(raw)
+    entry_id = raw["id"]
+    if isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)) or str(entry_id).strip() == "":
+        raise InputError(path, "must be a non-empty string or integer", line=line, field="id")
+    entry["id"] = nfc(str(entry_id))
+    entry["source"] = _check_string(path, line, "source", raw["source"])
+    entry["reference"] = _check_string(path, line, "reference", raw["reference"], allow_empty=True)
+    for field in ("notes", "provenance"):
+        if field in raw and raw[field] is not None:
+            entry[field] = _check_string(path, line, field, raw[field], allow_empty=True)
+    variants = raw.get("variants", [])
+    if not isinstance(variants, list):
+        raise InputError(path, "expected a list of strings", line=line, field="variants")
+    entry["variants"] = [_check_string(path, line, "variants", v) for v in variants]
+    difficulty = raw.get("difficulty")
+    if difficulty is not None:
+        low, high = DIFFICULTY_RANGE
+        if isinstance(difficulty, bool) or not isinstance(difficulty, int) or not low <= difficulty <= high:
+            raise InputError(path, f"must be an integer from {low} to {high}, got {difficulty!r}",
+                             line=line, field="difficulty")
+    entry["difficulty"] = difficulty
+    glossary = raw.get("glossary", [])
+    if not isinstance(glossary, list):
+        raise InputError(path, "expected a list of {source, target} objects", line=line, field="glossary")
+    entry["glossary"] = []
+    for term in glossary:
+        if not isinstance(term, dict) or not {"source", "target"} <= term.keys():
+            raise InputError(path, "each term needs 'source' and 'target'", line=line, field="glossary")
+        entry["glossary"].append({k: _check_string(path, line, "glossary", term[k]) for k in ("source", "target")})
+    return entry
+
+
+def load_corpus(path) -> list[dict]:
+    """Load and validate a corpus JSONL file; duplicate ids are an error naming both lines."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "corpus file does not exist")
+    entries, seen = [], {}
+    for line, raw in iter_jsonl(path):
+        entry = validate_entry(path, line, raw)
+        if entry["id"] in seen:
+            raise InputError(path, f"duplicate id {entry['id']!r} (first on line {seen[entry['id']]})",
+                             line=line, field="id")
+        seen[entry["id"]] = line
+        entries.append(entry)
+    if not entries:
+        raise InputError(path, "corpus has no entries")
+    return entries
+
+
+def load_dataset_card(path, language_cards: dict) -> dict:
+    """Load `dataset.yaml`: id, language_pair (ISO 639-3 `src-tgt`), licence, citation."""
+    path = Path(path)
+    try:
+        card = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "dataset card does not exist") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(path, f"malformed YAML ({getattr(err, 'problem', err)})",
+                         line=mark.line + 1 if mark else None) from None
+    if not isinstance(card, dict):
+        raise InputError(path, "expected a mapping")
+    for field in ("id", "language_pair", "licence", "citation"):
+        if not card.get(field):
+            raise InputError(path, "missing required field", field=field)
+    pair = str(card["language_pair"])
+    parts = pair.split("-")
+    if len(parts) != 2:
+        raise InputError(path, f"expected 'src-tgt' ISO 639-3 codes, got {pair!r}", field="language_pair")
+    for code in parts:
+        if not is_known_language(code, language_cards):
+            raise InputError(path, f"unknown language code {code!r} (not ISO 639-3 and no language card)",
+                             field="language_pair")
+    card["source_lang"], card["target_lang"] = parts
+    return card
+
+
+def fingerprint(entries: list[dict]) -> str:
+    """SHA-256 of the normalised entries, independent of key order and file formatting."""
+    digest = hashlib.sha256()
+    for entry in entries:
+        digest.update(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def read_prepared(path) -> list[dict]:
+    """Read a corpus that `prep` already validated (results/corpora/<dataset>.jsonl)."""
+    return [obj for _, obj in iter_jsonl(path)]

@@ -1,0 +1,14 @@
+"""One error type for bad user input, so every message names the file, the line and the field."""
+
+
+class InputError(ValueError):
+    """Bad user input. The message always says where: file, line (when the format has lines), field."""
+
+    def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.problem = problem
+        where = self.path + (f":{line}" if line is not None else "")
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}: {what}{problem}")

@@ -1,0 +1,85 @@
+"""Per-metric Parquet files (`results/metrics/<dataset>/<method>/<metric>.parquet`).
+
+Rows are entries (`id`, `value`, `stat_<i>` sufficient statistics, extra per-entry columns); the
+file's schema metadata holds the corpus value, counts, signature and availability. A checksum over
+the rows lets a reader refuse a corrupted or truncated file instead of producing wrong numbers.
+"""
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lyss.errors import InputError
+from lyss.io import atomic_path
+from lyss.metrics.base import MetricResult
+
+META_KEY = b"lyss"
+
+
+def _checksum(frame: pd.DataFrame) -> str:
+    hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    return hashlib.sha256(hashed.tobytes()).hexdigest()
+
+
+def to_frame(result: MetricResult, ids: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame({"id": ids, "value": np.asarray(result.values, dtype=float)})
+    if result.stats is not None:
+        for i in range(result.stats.shape[1]):
+            frame[f"stat_{i}"] = result.stats[:, i]
+    for name, column in result.columns.items():
+        frame[name] = list(column)
+    return frame
+
+
+def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
+    frame = to_frame(result, ids)
+    meta = {
+        "metric": result.metric,
+        "corpus_value": result.corpus_value,
+        "available": result.available,
+        "reason": result.reason,
+        "counts": result.counts,
+        "signature": result.signature,
+        "details": result.details,
+        "extra_columns": list(result.columns),
+        "n_entries": len(frame),
+        "checksum": _checksum(frame),
+    }
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_metric_result(path) -> tuple[MetricResult, list[str]]:
+    """Read a metric file back; raise InputError if it is unreadable, truncated or altered."""
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise InputError(path, "metric file does not exist") from None
+    except (pa.ArrowInvalid, OSError) as err:
+        raise InputError(path, f"unreadable or truncated Parquet file ({err})") from None
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise InputError(path, "not a LYSS metric file (no 'lyss' metadata)")
+    meta = json.loads(raw)
+    frame = table.to_pandas()
+    if len(frame) != meta["n_entries"] or _checksum(frame) != meta["checksum"]:
+        raise InputError(path, "metric file is corrupted: rows do not match their recorded checksum")
+    stat_cols = sorted((c for c in frame.columns if c.startswith("stat_")), key=lambda c: int(c[5:]))
+    result = MetricResult(
+        metric=meta["metric"],
+        values=frame["value"].to_numpy(dtype=float),
+        corpus_value=meta["corpus_value"],
+        stats=frame[stat_cols].to_numpy(dtype=float) if stat_cols else None,
+        counts=meta["counts"],
+        signature=meta["signature"],
+        reason=meta["reason"],
+        details=meta["details"],
+        columns={c: frame[c].tolist() for c in meta["extra_columns"]},
+    )
+    return result, frame["id"].tolist()

@@ -1,0 +1,95 @@
+"""Surface metrics of spec §2.1: exact match, chrF++, BLEU, TER, length ratio.
+
+chrF++, BLEU and TER use sacrebleu's own statistics extraction once per corpus; the per-entry and
+corpus scores are then computed from those statistics (see `sufficient.py`), which equals sacrebleu's
+sentence and corpus scores and lets the bootstrap resample the same rows.
+"""
+
+import numpy as np
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, ter_from_stats
+
+
+def _hypotheses(data: ScoringInput) -> list[str]:
+    """Entries without output score as empty strings (they count against the system)."""
+    return [p if p is not None else "" for p in data.predictions]
+
+
+def _normalise_for_match(text: str) -> str:
+    return " ".join(text.split())
+
+
+class ExactMatch:
+    """1 when the prediction equals the reference after whitespace normalisation, else 0."""
+
+    id = "exact_match_rate"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        values = np.array([
+            float(p is not None and _normalise_for_match(p) == _normalise_for_match(r))
+            for p, r in zip(data.predictions, data.references, strict=True)
+        ])
+        return MetricResult(self.id, values, float(values.mean()), stats=values[:, None],
+                            counts={"exact_matches": int(values.sum())},
+                            details={"normalisation": "whitespace collapsed; case and punctuation kept"})
+
+
+class ChrFPlusPlus:
+    """sacrebleu CHRF(word_order=2); per entry = sentence chrF++, corpus = corpus chrF++."""
+
+    id = "chrf_plus_plus"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        metric = CHRF(word_order=2)
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
+        return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
+                            signature=str(metric.get_signature()))
+
+
+def bleu_tokenizer(data: ScoringInput) -> str:
+    """The target language card may name a sacrebleu tokenizer (zh, ja-mecab, flores200…); default 13a."""
+    return data.options.get("tokenize") or data.target_card.get("bleu_tokenizer") or "13a"
+
+
+class Bleu:
+    """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
+
+    id = "bleu"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        metric = BLEU(tokenize=bleu_tokenizer(data))
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        corpus = float(bleu_from_stats(stats.sum(axis=0), metric.max_ngram_order, metric.smooth_method))
+        per_entry = bleu_from_stats(stats, metric.max_ngram_order, "exp", effective_order=True)
+        return MetricResult(self.id, per_entry, corpus, stats=stats, signature=str(metric.get_signature()))
+
+
+class Ter:
+    """sacrebleu TER (0–∞, lower is better); stats are [edits, reference length]."""
+
+    id = "ter"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        metric = TER()
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        return MetricResult(self.id, ter_from_stats(stats), float(ter_from_stats(stats.sum(axis=0))),
+                            stats=stats, signature=str(metric.get_signature()))
+
+
+class LengthRatio:
+    """len(prediction) / len(reference) in characters; corpus value = mean over entries (§2.1)."""
+
+    id = "length_ratio"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        values = np.array([
+            len(p or "") / len(r) if r else np.nan for p, r in zip(data.predictions, data.references, strict=True)
+        ])
+        defined = values[~np.isnan(values)]
+        if not defined.size:
+            return MetricResult.unavailable(self.id, len(values), "every reference is empty")
+        return MetricResult(self.id, values, float(defined.mean()),
+                            details={"unit": "characters", "aggregation": "mean of per-entry ratios"})

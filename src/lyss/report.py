@@ -1,0 +1,80 @@
+"""Reports from run cards: the flat `results/metrics.json` for `dvc metrics diff`, and the Markdown
+leaderboard ranked by composite."""
+
+from lyss.io import read_json, write_json_atomic, write_text_atomic
+
+# Numeric card fields copied into results/metrics.json (dvc metrics diff compares numbers).
+SUMMARY_SCORES = [
+    "composite", "cost_adjusted", "chrf_plus_plus", "bleu", "ter", "exact_match_rate", "equivalent_match_rate",
+    "length_ratio", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy", "semantic_score",
+    "comet_score", "code_switching_rate", "hallucination_rate", "terminology_adherence", "consistency_score",
+    "compliance_index", "entries_per_minute", "avg_latency_seconds", "errors",
+]
+SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
+
+
+def summary(cards: list[dict]) -> dict:
+    out: dict = {}
+    for card in cards:
+        scores, totals = card["scores"], card["totals"]
+        row = {k: scores[k] for k in SUMMARY_SCORES if scores.get(k) is not None}
+        row.update({k: totals[k] for k in SUMMARY_TOTALS if totals.get(k) is not None})
+        out.setdefault(card["dataset"]["id"], {})[card["method"]["name"]] = row
+    return out
+
+
+def _fmt(value, digits=4):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(card: dict, metric: str, digits: int) -> str:
+    interval = card["scores"]["confidence_intervals"].get(metric)
+    if not interval or interval.get("ci_lower") is None:
+        return ""
+    return f" [{interval['ci_lower']:.{digits}f}, {interval['ci_upper']:.{digits}f}]"
+
+
+def ranked(cards: list[dict]) -> list[dict]:
+    """Highest composite first; unscored runs last."""
+    return sorted(cards, key=lambda c: (c["scores"]["composite"] is None, -(c["scores"]["composite"] or 0)))
+
+
+def leaderboard_markdown(cards: list[dict], significance: dict[str, dict]) -> str:
+    lines = ["# LYSS leaderboard", ""]
+    by_dataset: dict[str, list[dict]] = {}
+    for card in cards:
+        by_dataset.setdefault(card["dataset"]["id"], []).append(card)
+    for dataset in sorted(by_dataset):
+        group = ranked(by_dataset[dataset])
+        sig = significance.get(dataset, {})
+        tied = set(sig.get("best_cluster", {}).get("methods", []))
+        lines += [f"## {dataset} ({group[0]['dataset']['language_pair']}, profile "
+                  f"{group[0]['composite_profile']['profile']})", "",
+                  "| # | method | composite [95% CI] | tier | chrF++ [95% CI] | BLEU | exact match | "
+                  "cost/entry USD | entries/min | avg latency s | caveats |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for rank, card in enumerate(group, 1):
+            s, t = card["scores"], card["totals"]
+            mark = " ≈" if card["method"]["name"] in tied and rank > 1 else ""
+            caveats = ", ".join(c["id"] if isinstance(c, dict) else str(c) for c in card.get("score_caveats", []))
+            lines.append(
+                f"| {rank} | {card['method']['name']}{mark} | {_fmt(s['composite'])}{_ci(card, 'composite', 4)} | "
+                f"{s['quality_tier']} | {_fmt(s['chrf_plus_plus'], 2)}{_ci(card, 'chrf_plus_plus', 2)} | "
+                f"{_fmt(s['bleu'], 2)} | {_fmt(s['exact_match_rate'])} | {_fmt(t['cost_per_entry_usd'], 6)} | "
+                f"{_fmt(s['entries_per_minute'], 1)} | {_fmt(s['avg_latency_seconds'], 4)} | {caveats or '—'} |")
+        for warning in sig.get("warnings", []):
+            lines.append(f"\n> **Warning:** {warning}")
+        lines.append("")
+    lines.append("≈ : not significantly different from the best method (paired bootstrap on the composite, "
+                 "Holm-corrected, α = 0.05).")
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out) -> None:
+    cards = [read_json(p) for p in card_paths]
+    significance = {}
+    for path in significance_paths:
+        block = read_json(path)
+        significance[block["dataset"]] = block
+    write_json_atomic(metrics_out, summary(cards))
+    write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance))

@@ -1,0 +1,25 @@
+"""Support for the thin Snakemake scripts: logs go to the rule's log file, and bad input ends the job
+with one clear line (file, line, field) instead of a traceback."""
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from lyss.errors import InputError
+
+
+@contextmanager
+def logged(log_path):
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    original = sys.stderr
+    with open(log_path, "w", encoding="utf-8") as log:
+        sys.stderr = log
+        try:
+            yield
+        except InputError as err:
+            log.write(f"error: {err}\n")
+            original.write(f"lyss: error: {err}\n")
+            sys.stderr = original
+            sys.exit(1)
+        finally:
+            sys.stderr = original

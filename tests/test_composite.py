@@ -1,0 +1,78 @@
+"""Composite renormalisation (§4.1), normalisation (§4.2), tiers (§5.1), cost-adjusted (§6.3),
+checked against hand arithmetic and against the weight tables written out from the spec."""
+
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from lyss.composite import applied_weights, composite, cost_adjusted, quality_tier, select_profile
+
+PARAMS = yaml.safe_load(open("params.yaml"))
+NORM = PARAMS["composite"]["normalisation"]
+TIERS = PARAMS["tiers"]
+# §4.3, typed in from the spec independently of params.yaml.
+SPEC_A = {"fst_acceptance_rate": .25, "morphological_accuracy": .15, "chrf_plus_plus": .15, "semantic_score": .15,
+          "equivalent_match_rate": .10, "code_switching_rate": .05, "terminology_adherence": .05,
+          "hallucination_rate": .05, "exact_match_rate": .05}
+SPEC_B = {"semantic_score": .25, "chrf_plus_plus": .25, "equivalent_match_rate": .15, "exact_match_rate": .10,
+          "code_switching_rate": .10, "terminology_adherence": .05, "hallucination_rate": .05,
+          "orthographic_accuracy": .05}
+
+
+def test_params_hold_the_spec_weight_tables():
+    assert PARAMS["composite"]["profiles"]["A"] == SPEC_A
+    assert PARAMS["composite"]["profiles"]["B"] == SPEC_B
+    assert sum(SPEC_A.values()) == pytest.approx(1.0) and sum(SPEC_B.values()) == pytest.approx(1.0)
+
+
+def test_spec_example_profile_a_without_morphology():
+    # §4.3: with morphological_accuracy missing, FST gets 0.25/0.85 = 0.294, chrF++ and semantic 0.176.
+    scores = {m: 0.5 for m in SPEC_A if m != "morphological_accuracy"}
+    weights = applied_weights(scores, SPEC_A)
+    assert weights["fst_acceptance_rate"] == pytest.approx(0.294, abs=5e-4)
+    assert weights["chrf_plus_plus"] == pytest.approx(0.176, abs=5e-4)
+    assert weights["semantic_score"] == pytest.approx(0.176, abs=5e-4)
+    assert sum(weights.values()) == pytest.approx(1.0)
+
+
+def test_composite_hand_computed_with_missing_metric():
+    # Profile B with only chrF++ (0.25), exact match (0.10) and code switching (0.10) available:
+    # (0.25·0.60 + 0.10·0.20 + 0.10·(1−0.10)) / 0.45 = (0.15 + 0.02 + 0.09) / 0.45 = 0.577777…
+    scores = {"chrf_plus_plus": 60.0, "exact_match_rate": 0.2, "code_switching_rate": 0.1, "semantic_score": None,
+              "bleu": 99.0}
+    assert composite(scores, SPEC_B, NORM) == pytest.approx(0.26 / 0.45)
+
+
+def test_composite_none_without_weighted_metrics():
+    assert composite({"bleu": 30.0}, SPEC_B, NORM) is None
+
+
+def test_composite_vectorised_over_resamples():
+    scores = {"chrf_plus_plus": np.array([50.0, 100.0]), "exact_match_rate": np.array([0.0, 1.0])}
+    # weights 0.25 and 0.10 → (0.25·0.5 + 0)/0.35 and (0.25 + 0.10)/0.35
+    np.testing.assert_allclose(composite(scores, SPEC_B, NORM), [0.125 / 0.35, 1.0])
+
+
+@pytest.mark.parametrize("value, tier", [
+    (0.85, "fluent"), (0.8499999, "deployable"), (0.70, "deployable"), (0.6999, "functional"), (0.50, "functional"),
+    (0.4999, "emerging"), (0.30, "emerging"), (0.2999, "baseline"), (0.0, "baseline"), (None, "unscored"),
+])
+def test_tiers_at_thresholds(value, tier):
+    assert quality_tier(value, TIERS) == tier
+
+
+def test_cost_adjusted():
+    # 0.8 / log2(1 + 0.001·1000) = 0.8 / 1 = 0.8; 0.6 / log2(1 + 3) = 0.3
+    assert cost_adjusted(0.8, 0.001) == pytest.approx(0.8)
+    assert cost_adjusted(0.6, 0.003) == pytest.approx(0.6 / math.log2(4))
+    assert cost_adjusted(0.6, 0.0) is None and cost_adjusted(None, 0.01) is None
+
+
+def test_profile_selection(tmp_path):
+    analyzer = tmp_path / "x.hfstol"
+    assert select_profile({"fst_analyzer": {"backend": "hfstol", "path": str(analyzer)}}) == "B"
+    analyzer.write_bytes(b"")
+    assert select_profile({"fst_analyzer": {"backend": "hfstol", "path": str(analyzer)}}) == "A"
+    assert select_profile({"name": "German"}) == "B" and select_profile(None) == "B"

@@ -1,0 +1,43 @@
+"""dvc.yaml stays in step with the Snakefile and params.yaml: every stage calls a real Snakemake
+target, every params.yaml section belongs to a stage, and each stage lists the scripts of its rules."""
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
+
+
+def smk_rules() -> dict[str, str]:
+    """rule name → the script it runs (or '' for target-only rules), from the workflow sources."""
+    rules = {}
+    for path in [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]:
+        for name, body in re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", path.read_text(), flags=re.M):
+            script = re.search(r'script:\s*\n\s*"\.\./(scripts/[\w.]+)"', body)
+            rules[name] = script.group(1) if script else ""
+    return rules
+
+
+def test_each_stage_calls_an_existing_snakemake_target():
+    rules = smk_rules()
+    for name, stage in DVC.items():
+        target = stage["cmd"].split()[-1]
+        assert stage["cmd"].startswith("bin/snakemake "), name
+        assert target in rules, f"stage {name} calls unknown Snakemake target {target}"
+
+
+def test_every_params_section_is_owned_by_a_stage():
+    declared = {p for stage in DVC.values() for p in stage.get("params", [])}
+    assert declared == set(PARAMS), f"not in dvc.yaml: {set(PARAMS) - declared}; unknown: {declared - set(PARAMS)}"
+
+
+def test_stage_deps_exist_and_cover_the_scripts_they_run():
+    scripts_in_deps = {d for stage in DVC.values() for d in stage.get("deps", []) if d.startswith("scripts/")}
+    used_scripts = {s for s in smk_rules().values() if s}
+    assert used_scripts <= scripts_in_deps, f"scripts missing from dvc.yaml deps: {used_scripts - scripts_in_deps}"
+    for stage in DVC.values():
+        for dep in stage.get("deps", []):
+            assert dep.startswith("results/") or (ROOT / dep).exists(), dep

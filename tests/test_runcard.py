@@ -1,0 +1,115 @@
+"""Run cards: every §9 key present, nulls explained, schema enforced, totals hand-checked."""
+
+import copy
+
+import jsonschema
+import numpy as np
+import pytest
+import yaml
+
+from lyss.metrics import ScoringInput, get_metric
+from lyss.runcard import build_run_card, validate_run_card
+
+PARAMS = yaml.safe_load(open("params.yaml"))
+SPEC_SCORE_KEYS = ["exact_match_rate", "exact_matches", "equivalent_match_rate", "equivalent_matches",
+                   "chrf_plus_plus", "bleu", "ter", "length_ratio", "fst_acceptance_rate", "fst_accepted",
+                   "morphological_accuracy", "orthographic_accuracy", "semantic_score", "comet_score", "comet_model",
+                   "code_switching_rate", "hallucination_rate", "terminology_adherence", "consistency_score",
+                   "composite", "quality_tier", "cost_adjusted", "tokens_per_second", "entries_per_minute",
+                   "avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds", "confidence_intervals",
+                   "confidence_intervals_by_tier", "by_difficulty", "by_provenance", "total", "evaluated", "errors"]
+SPEC_TOTAL_KEYS = ["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "total_cost_usd",
+                   "cost_per_entry_usd", "cost_per_source_char"]
+
+ENTRIES = [
+    {"id": "1", "source": "Hello.", "reference": "Hola.", "difficulty": 1, "provenance": "a"},
+    {"id": "2", "source": "Good night.", "reference": "Buenas noches.", "difficulty": 1, "provenance": "a"},
+    {"id": "3", "source": "I have a cat.", "reference": "Tengo un gato.", "difficulty": 2, "provenance": "b"},
+    {"id": "4", "source": "Where?", "reference": "¿Dónde?", "difficulty": 2, "provenance": "b"},
+]
+RECORDS = [
+    {"id": "1", "prediction": "Hola.", "latency_s": 1.0, "prompt_tokens": 10, "completion_tokens": 5,
+     "reasoning_tokens": 0, "cached_tokens": 2, "cost_usd": 0.001, "error": None},
+    {"id": "2", "prediction": "Buenas noches.", "latency_s": 2.0, "prompt_tokens": 12, "completion_tokens": 6,
+     "reasoning_tokens": 1, "cached_tokens": 0, "cost_usd": 0.002, "error": None},
+    {"id": "3", "prediction": "Tengo gato.", "latency_s": 3.0, "prompt_tokens": 14, "completion_tokens": 7,
+     "reasoning_tokens": 0, "cached_tokens": 0, "cost_usd": 0.003, "error": None},
+    {"id": "4", "prediction": None, "latency_s": 4.0, "prompt_tokens": 0, "completion_tokens": 0,
+     "reasoning_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0, "error": "HTTP 500"},
+]
+
+
+def make_card():
+    data = ScoringInput(ENTRIES, [r["prediction"] for r in RECORDS], [r["prediction"] for r in RECORDS], "eng", "spa")
+    results = {m: get_metric(m).score(data) for m in ("exact_match_rate", "chrf_plus_plus", "bleu")}
+    return build_run_card(
+        dataset={"id": "toy", "language_pair": "eng-spa", "fingerprint": "f"},
+        method={"name": "llm", "kind": "openai_compatible", "model": "tiny-model"},
+        results=results, records=RECORDS, entries=ENTRIES, translation_meta={"elapsed_seconds": 8.0},
+        composite_settings=PARAMS["composite"], tiers=PARAMS["tiers"], profile="B",
+        fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"},
+    ), results
+
+
+def test_card_has_every_spec_key_and_validates():
+    card, _ = make_card()
+    validate_run_card(card)
+    assert [k for k in SPEC_SCORE_KEYS if k not in card["scores"]] == []
+    assert [k for k in SPEC_TOTAL_KEYS if k not in card["totals"]] == []
+    assert card["model_slug"] == "tiny-model"
+
+
+def test_nulls_carry_reasons():
+    card, _ = make_card()
+    assert card["scores"]["fst_acceptance_rate"] is None
+    assert "not configured" in card["null_reasons"]["fst_acceptance_rate"]
+    assert card["scores"]["comet_model"] == ""
+
+
+def test_composite_uses_applied_weights_over_available_metrics():
+    card, results = make_card()
+    # Profile B, available: chrF++ (0.25) and exact match (0.10) → weights 0.25/0.35 and 0.10/0.35.
+    applied = card["composite_profile"]["applied_weights"]
+    assert applied == {"chrf_plus_plus": pytest.approx(0.25 / 0.35, abs=1e-6),
+                       "exact_match_rate": pytest.approx(0.10 / 0.35, abs=1e-6)}
+    expected = (0.25 * results["chrf_plus_plus"].corpus_value / 100 + 0.10 * 0.5) / 0.35
+    assert card["scores"]["composite"] == pytest.approx(expected, abs=1e-6)
+
+
+def test_totals_cost_and_speed_hand_computed():
+    card, _ = make_card()
+    totals, scores = card["totals"], card["scores"]
+    assert (totals["prompt_tokens"], totals["completion_tokens"], totals["total_tokens"]) == (36, 18, 54)
+    assert totals["total_cost_usd"] == pytest.approx(0.006)
+    assert totals["cost_per_entry_usd"] == pytest.approx(0.0015)
+    assert totals["cost_per_1k_tokens"] == pytest.approx(0.006 / 54 * 1000)
+    # 6 + 11 + 13 + 6 source characters
+    assert totals["cost_per_source_char"] == pytest.approx(0.006 / 36)
+    assert scores["tokens_per_second"] == pytest.approx(54 / 8)
+    assert scores["entries_per_minute"] == pytest.approx(4 / (8 / 60))
+    assert scores["avg_latency_seconds"] == pytest.approx(2.0)  # the failed entry is not a latency sample
+    assert scores["median_latency_seconds"] == pytest.approx(2.0)
+    assert scores["p95_latency_seconds"] == pytest.approx(2.9)  # numpy linear interpolation: 2 + 0.9·(3−2)
+    assert (scores["total"], scores["evaluated"], scores["errors"]) == (4, 3, 1)
+    assert scores["cost_adjusted"] == pytest.approx(scores["composite"] / np.log2(1 + 1.5))
+
+
+def test_breakdowns_by_difficulty_and_provenance():
+    card, _ = make_card()
+    assert card["scores"]["by_difficulty"]["1"] == {"n": 2, "exact_match_rate": 1.0, "chrf_plus_plus": 100.0}
+    assert card["scores"]["by_provenance"]["b"]["exact_match_rate"] == 0.0
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c["scores"].pop("chrf_plus_plus"),
+    lambda c: c["scores"].__setitem__("quality_tier", "excellent"),
+    lambda c: c["scores"].__setitem__("exact_match_rate", 1.5),
+    lambda c: c["totals"].pop("total_cost_usd"),
+    lambda c: c.pop("fingerprint"),
+])
+def test_schema_rejects_broken_cards(mutate):
+    card, _ = make_card()
+    broken = copy.deepcopy(card)
+    mutate(broken)
+    with pytest.raises(jsonschema.ValidationError):
+        validate_run_card(broken)

@@ -1,0 +1,163 @@
+"""Each method kind through the resuming runner: records, alignment, errors, resume."""
+
+import json
+import subprocess
+
+import pytest
+
+from lyss.errors import InputError
+from lyss.translate import MethodContext, build_translator
+from lyss.translate.base import TranslationRecord
+from lyss.translate.hooks import resolve_hooks
+from lyss.translate.runner import partial_path, translate_corpus
+
+ENTRIES = [
+    {"id": "a", "source": "I like dogs."},
+    {"id": "b", "source": "Good morning. How are you?"},
+    {"id": "c", "source": "The cat sleeps.\nThe dog runs."},
+    {"id": "d", "source": "Open {file_name} now."},
+]
+
+
+def context(**options):
+    return MethodContext("m", options, "eng", "spa", corpus_ids=[e["id"] for e in ENTRIES])
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def run(kind, tmp_path, hooks=(), **options):
+    out = tmp_path / "out.jsonl"
+    meta = translate_corpus(build_translator(kind, context(**options)), ENTRIES, out, hooks)
+    return read(out), meta
+
+
+def test_copy_source(tmp_path):
+    rows, meta = run("copy_source", tmp_path)
+    assert [r["prediction"] for r in rows] == [e["source"] for e in ENTRIES]
+    assert meta["errors"] == 0 and not partial_path(tmp_path / "out.jsonl").exists()
+    assert set(rows[0]) >= {"prediction", "raw_prediction", "latency_s", "prompt_tokens", "completion_tokens",
+                            "reasoning_tokens", "cached_tokens", "cost_usd", "error"}
+
+
+def test_apertium_real_translation_keeps_alignment(tmp_path):
+    rows, _ = run("apertium", tmp_path)
+    by_id = {r["id"]: r["prediction"] for r in rows}
+    assert "perros" in by_id["a"]
+    assert by_id["b"].count(".") >= 1 and "?" in by_id["b"]
+    assert by_id["c"].count("\n") == 1 and "gato" in by_id["c"].split("\n")[0] and "perro" in by_id["c"].split("\n")[1]
+    assert not any(r["error"] for r in rows)
+
+
+def test_apertium_runs_one_process_for_the_corpus(tmp_path, monkeypatch):
+    calls = []
+    real_run = subprocess.run
+
+    def counting_run(argv, *args, **kwargs):
+        calls.append(argv)
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting_run)
+    run("apertium", tmp_path)
+    assert sum(1 for argv in calls if argv[-1] == "eng-spa") == 1
+
+
+def test_apertium_unknown_mode_is_a_clear_error():
+    with pytest.raises(InputError, match="not installed"):
+        build_translator("apertium", context(mode="eng-xyz"))
+
+
+def test_placeholder_hook_restores_translated_variables(tmp_path):
+    rows, _ = run("apertium", tmp_path, hooks=resolve_hooks(["restore_placeholders"], "params.yaml", "m"))
+    row = next(r for r in rows if r["id"] == "d")
+    assert "{file_name}" in row["prediction"]
+    if row["raw_prediction"] != row["prediction"]:
+        assert row["hooks_applied"] == ["restore_placeholders"]
+
+
+def test_command_method_and_line_alignment(tmp_path):
+    rows, _ = run("command", tmp_path, cmd=["tr", "a-z", "A-Z"])
+    assert [r["prediction"] for r in rows] == [e["source"].upper() for e in ENTRIES]
+
+
+def test_command_that_breaks_alignment_records_errors(tmp_path):
+    rows, meta = run("command", tmp_path, cmd="head -n 1")
+    assert meta["errors"] == len(ENTRIES)
+    assert all("line count" in r["error"] and r["prediction"] is None for r in rows)
+
+
+def test_command_failure_records_exit_status(tmp_path):
+    rows, _ = run("command", tmp_path, cmd=["sh", "-c", "echo broken >&2; exit 3"])
+    assert all(r["error"].startswith("exit status 3") and "broken" in r["error"] for r in rows)
+
+
+def test_command_not_found():
+    with pytest.raises(InputError, match="not found"):
+        build_translator("command", context(cmd="no-such-translator-xyz"))
+
+
+def test_precomputed_text_file(tmp_path):
+    outputs = tmp_path / "sys.txt"
+    outputs.write_text("uno\ndos\ntres\ncuatro\n")
+    rows, _ = run("precomputed", tmp_path, path=str(outputs))
+    assert [r["prediction"] for r in rows] == ["uno", "dos", "tres", "cuatro"]
+
+
+def test_precomputed_text_line_count_mismatch(tmp_path):
+    outputs = tmp_path / "sys.txt"
+    outputs.write_text("uno\ndos\n")
+    with pytest.raises(InputError, match="has 2 lines but the corpus has 4"):
+        run("precomputed", tmp_path, path=str(outputs))
+
+
+def test_precomputed_jsonl_by_id_with_missing_entry(tmp_path):
+    outputs = tmp_path / "sys.jsonl"
+    outputs.write_text('{"id": "b", "prediction": "dos"}\n{"id": "a", "prediction": "uno"}\n')
+    rows, meta = run("precomputed", tmp_path, path=str(outputs))
+    assert [r["prediction"] for r in rows[:2]] == ["uno", "dos"]
+    assert meta["errors"] == 2 and "no output for id 'c'" in rows[2]["error"]
+
+
+def test_precomputed_jsonl_errors_name_line_and_field(tmp_path):
+    outputs = tmp_path / "sys.jsonl"
+    outputs.write_text('{"id": "a", "prediction": "uno"}\n{"id": "b"}\n')
+    with pytest.raises(InputError) as caught:
+        run("precomputed", tmp_path, path=str(outputs))
+    assert (caught.value.line, caught.value.field) == (2, "prediction")
+
+
+def test_unknown_kind():
+    with pytest.raises(InputError, match="unknown method kind"):
+        build_translator("babelfish", context())
+
+
+class FlakyTranslator:
+    """Fails every entry whose id is in `failing`; counts what it was asked to translate."""
+
+    def __init__(self, failing):
+        self.failing, self.asked = set(failing), []
+
+    def translate(self, entries):
+        for entry in entries:
+            self.asked.append(entry["id"])
+            error = "boom" if entry["id"] in self.failing else None
+            yield TranslationRecord(entry["id"], None if error else entry["source"][::-1], error=error)
+
+
+def test_resume_redoes_only_failed_entries(tmp_path):
+    out = tmp_path / "out.jsonl"
+    first = FlakyTranslator(failing={"b"})
+    meta = translate_corpus(first, ENTRIES, out)
+    assert meta["errors"] == 1 and read(out)[1]["error"] == "boom"
+    # An interrupted later run left a partial file with one finished record and a torn line.
+    out.unlink()
+    partial_path(out).write_text(json.dumps({**read_first_record(ENTRIES[0]), "latency_s": 0.5}) + '\n{"id": "b", "pre')
+    second = FlakyTranslator(failing=set())
+    meta = translate_corpus(second, ENTRIES, out)
+    assert second.asked == ["b", "c", "d"] and meta["resumed"] == 1 and meta["errors"] == 0
+    assert [r["id"] for r in read(out)] == ["a", "b", "c", "d"]
+
+
+def read_first_record(entry):
+    return TranslationRecord(entry["id"], "hecho", "hecho").to_dict()
