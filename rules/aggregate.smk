@@ -11,15 +11,15 @@ rule aggregate:
         "results/runs/{dataset}/{method}.json",
     log:
         "results/logs/aggregate/{dataset}/{method}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         method=lambda wc: config["methods"][wc.method],
         composite=config["composite"],
         tiers=config["tiers"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
     script:
         "../scripts/aggregate.py"

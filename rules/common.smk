@@ -50,7 +50,9 @@ def dataset_metric_files(wildcards):
 
 
 def run_cards():
-    return expand("results/runs/{dataset}/{method}.json", dataset=DATASETS, method=METHODS)
+    return expand(
+        "results/runs/{dataset}/{method}.json", dataset=DATASETS, method=METHODS
+    )
 
 
 def significance_files():

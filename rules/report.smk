@@ -2,7 +2,7 @@ rule report:
     """The flat metrics file for `dvc metrics diff` and the Markdown leaderboard."""
     input:
         cards=run_cards(),
-        significance=[],
+        significance=significance_files(),
     output:
         metrics="results/metrics.json",
         leaderboard="results/leaderboard.md",

@@ -9,13 +9,13 @@ rule score:
         "results/metrics/{dataset}/{method}/{metric}.parquet",
     log:
         "results/logs/score/{dataset}/{method}/{metric}.log",
-    params:
-        options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
-        languages_dir=LANGUAGES_DIR,
     threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
+    params:
+        options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
+        languages_dir=LANGUAGES_DIR,
     script:
         "../scripts/score.py"
 

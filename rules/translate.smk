@@ -16,14 +16,14 @@ rule translate:
         meta="results/translations/{dataset}/{method}.meta.json",
     log:
         "results/logs/translate/{dataset}/{method}.log",
-    params:
-        method=lambda wc: config["methods"][wc.method],
-        prices=method_prices,
-        languages_dir=LANGUAGES_DIR,
     threads: 1
     resources:
         mem_mb=1000,
         runtime=120,
+    params:
+        method=lambda wc: config["methods"][wc.method],
+        prices=method_prices,
+        languages_dir=LANGUAGES_DIR,
     script:
         "../scripts/translate.py"
 

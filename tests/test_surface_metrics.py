@@ -25,7 +25,7 @@ def test_chrf_plus_plus_equals_sacrebleu(real_text):
     hyps, refs = real_text
     result = get_metric("chrf_plus_plus").score(scoring_input(hyps, refs))
     assert result.corpus_value == pytest.approx(sacrebleu.corpus_chrf(hyps, [refs], word_order=2).score, abs=1e-4)
-    expected = [sacrebleu.sentence_chrf(h, [r], word_order=2).score for h, r in zip(hyps, refs)]
+    expected = [sacrebleu.sentence_chrf(h, [r], word_order=2).score for h, r in zip(hyps, refs, strict=True)]
     np.testing.assert_allclose(result.values, expected, atol=1e-4)
     assert "nw:2" in result.signature
 
@@ -34,7 +34,7 @@ def test_bleu_equals_sacrebleu(real_text):
     hyps, refs = real_text
     result = get_metric("bleu").score(scoring_input(hyps, refs))
     assert result.corpus_value == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score, abs=1e-4)
-    expected = [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
+    expected = [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
     np.testing.assert_allclose(result.values, expected, atol=1e-4)
     assert "tok:13a" in result.signature
 
@@ -50,7 +50,7 @@ def test_ter_equals_sacrebleu(real_text):
     hyps, refs = real_text
     result = get_metric("ter").score(scoring_input(hyps, refs))
     assert result.corpus_value == pytest.approx(sacrebleu.corpus_ter(hyps, [refs]).score, abs=1e-4)
-    expected = [sacrebleu.sentence_ter(h, [r]).score for h, r in zip(hyps, refs)]
+    expected = [sacrebleu.sentence_ter(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
     np.testing.assert_allclose(result.values, expected, atol=1e-4)
 
 

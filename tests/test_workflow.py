@@ -49,7 +49,8 @@ def project(tmp_path_factory):
     small.mkdir(parents=True)
     lines = (demo / "corpus.jsonl").read_text(encoding="utf-8").splitlines()[:N_ENTRIES]
     (small / "corpus.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    shutil.copy2(demo / "dataset.yaml", small / "dataset.yaml")
+    card = (demo / "dataset.yaml").read_text(encoding="utf-8").replace("id: demo_eng_spa", "id: demo_small")
+    (small / "dataset.yaml").write_text(card, encoding="utf-8")
     params = yaml.safe_load((work / "params.yaml").read_text())
     params["datasets"] = {"demo_small": {"path": "data/corpora/demo_small"}}
     (work / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True))

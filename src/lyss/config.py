@@ -44,7 +44,8 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
     metrics = config["metrics"]
     _require(isinstance(metrics, list) and metrics, source, "metrics", "must be a non-empty list of metric ids")
     for metric in metrics:
-        _require(metric in REGISTRY, source, "metrics", f"unknown metric {metric!r}; known: {', '.join(sorted(REGISTRY))}")
+        _require(metric in REGISTRY, source, "metrics",
+                 f"unknown metric {metric!r}; known: {', '.join(sorted(REGISTRY))}")
     profiles = config["composite"].get("profiles", {})
     for profile in ("A", "B"):
         _require(profile in profiles, source, f"composite.profiles.{profile}", "missing weight profile")

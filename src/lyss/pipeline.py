@@ -1,10 +1,13 @@
 """The work behind each Snakemake rule, as plain functions (the scripts in `scripts/` only unpack
 Snakemake's inputs and call these), so every step is importable and testable without Snakemake."""
 
+import hashlib
+import json
 from pathlib import Path
 
 from lyss.composite import select_profile
 from lyss.corpus import fingerprint, load_corpus, load_dataset_card, read_prepared
+from lyss.errors import InputError
 from lyss.fingerprint import run_fingerprint
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
 from lyss.languages import load_cards
@@ -18,10 +21,13 @@ from lyss.translate.runner import translate_corpus
 SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
 
 
-def prep_dataset(corpus_path, card_path, languages_dir, out_corpus, out_meta) -> dict:
+def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_meta) -> dict:
     """Validate and NFC-normalise a corpus; write it with its card and content fingerprint."""
     cards = load_cards(languages_dir)
     card = load_dataset_card(card_path, cards)
+    if str(card["id"]) != name:
+        raise InputError(card_path, f"id {card['id']!r} differs from the dataset's name {name!r} in "
+                         "params.yaml (results are filed under that name)", field="id")
     entries = load_corpus(corpus_path)
     meta = {"dataset": card, "entries": len(entries), "fingerprint": fingerprint(entries)}
     write_jsonl_atomic(out_corpus, entries)
@@ -45,23 +51,25 @@ def run_translation(corpus_path, corpus_meta_path, method_name, method_config, p
                             corpus_ids=[e["id"] for e in entries])
     translator = build_translator(method_config["kind"], context)
     hooks = resolve_hooks(method_config.get("postprocess", []), "params.yaml", method_name)
+    settings_key = hashlib.sha256(json.dumps([method_config, prices, read_json(corpus_meta_path)["fingerprint"]],
+                                             sort_keys=True, default=str).encode()).hexdigest()
     meta = translate_corpus(translator, entries, out_path, hooks, cards.get(dataset["target_lang"], {}),
-                            label=f"translate {dataset['id']}/{method_name}")
+                            label=f"translate {dataset['id']}/{method_name}", settings_key=settings_key)
     meta.update({"method": method_name, "kind": method_config["kind"], "options": public_options(options),
                  "postprocess": method_config.get("postprocess", [])})
     write_json_atomic(out_meta, meta)
     return meta
 
 
-def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir, options=None) -> ScoringInput:
+def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir,
+                  options=None) -> ScoringInput:
     entries = read_prepared(corpus_path)
     dataset = read_json(corpus_meta_path)["dataset"]
     records = {r["id"]: r for _, r in iter_jsonl(translations_path)}
     missing = [e["id"] for e in entries if e["id"] not in records]
     if missing:
-        from lyss.errors import InputError
-
-        raise InputError(translations_path, f"no translation record for {len(missing)} entries (first: {missing[0]!r})")
+        raise InputError(translations_path,
+                         f"no translation record for {len(missing)} entries (first: {missing[0]!r})")
     cards = load_cards(languages_dir)
     return ScoringInput(
         entries=entries,
@@ -75,7 +83,8 @@ def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_di
     )
 
 
-def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, languages_dir, options, out_path):
+def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, languages_dir, options,
+                 out_path):
     data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir, options)
     result = get_metric(metric_id).score(data)
     write_metric_result(out_path, result, data.ids)
@@ -110,7 +119,8 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     )
     intervals = confidence_intervals(
         results, entries, composite_settings["profiles"][profile], composite_settings.get("normalisation", {}),
-        n_resamples=stats_settings["bootstrap_resamples"], alpha=stats_settings["alpha"], seed=stats_settings["seed"],
+        n_resamples=stats_settings["bootstrap_resamples"], alpha=stats_settings["alpha"],
+        seed=stats_settings["seed"],
     )
     card["scores"]["confidence_intervals"] = intervals["confidence_intervals"]
     card["scores"]["confidence_intervals_by_tier"] = intervals["confidence_intervals_by_tier"]

@@ -1,0 +1,53 @@
+"""Shared helpers for the benchmarks: synthetic corpora built from the demo corpus, and timing."""
+
+import random
+import time
+from pathlib import Path
+
+from lyss.corpus import load_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def demo_entries():
+    return load_corpus(ROOT / "data/corpora/demo_eng_spa/corpus.jsonl")
+
+
+def perturb(text: str, rng: random.Random) -> str:
+    """A plausible MT-like hypothesis: drop, duplicate or swap a few words."""
+    words = text.split()
+    for _ in range(rng.randint(0, 3)):
+        if len(words) < 2:
+            break
+        i = rng.randrange(len(words))
+        op = rng.random()
+        if op < 0.4:
+            del words[i]
+        elif op < 0.7:
+            words.insert(i, words[i])
+        else:
+            j = rng.randrange(len(words))
+            words[i], words[j] = words[j], words[i]
+    return " ".join(words)
+
+
+def scaled(n: int, seed: int = 1):
+    """n entries cycling the demo corpus, with perturbed hypotheses: (entries, hypotheses)."""
+    rng = random.Random(seed)
+    base = demo_entries()
+    entries, hyps = [], []
+    for i in range(n):
+        entry = dict(base[i % len(base)], id=f"e{i}")
+        entries.append(entry)
+        hyps.append(perturb(entry["reference"], rng))
+    return entries, hyps
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    """Minimum wall time of `repeat` calls (the least disturbed run)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)

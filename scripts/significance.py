@@ -1,0 +1,15 @@
+"""Snakemake adapter for rule `significance`."""
+
+from lyss.scripting import logged
+from lyss.significance import dataset_significance
+
+with logged(snakemake.log[0]):
+    dataset_significance(
+        dataset=snakemake.wildcards.dataset,
+        metric_paths=snakemake.input.metrics,
+        corpus_meta_path=snakemake.input.meta,
+        languages_dir=snakemake.params.languages_dir,
+        composite_settings=snakemake.params.composite,
+        stats_settings=snakemake.params.stats,
+        out_path=snakemake.output[0],
+    )

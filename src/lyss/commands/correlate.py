@@ -1,0 +1,79 @@
+"""`lyss correlate`: how well automatic metrics agree with human scores, with intervals and tests."""
+
+import argparse
+from pathlib import Path
+
+from lyss.validation.correlate import (
+    STATISTICS,
+    CorrelationOptions,
+    correlation_table,
+    levels_for,
+    read_scores,
+    significance_table,
+)
+from lyss.validation.options import add_resampling, positive_int, usage_error
+from lyss.validation.tables import parse_name_list, read_csv, write_csv
+
+CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
+    f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
+]
+SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "correlate",
+        help="segment- and system-level correlation of metrics with human scores",
+        description="Pearson, Spearman, Kendall tau-b and pairwise accuracy of each metric against the "
+        "human column, with bootstrap intervals and paired permutation tests (see docs/validation.md).",
+    )
+    parser.add_argument("scores", type=Path, help="CSV with one row per scored (system, item)")
+    parser.add_argument("--human", required=True, help="column with the human score")
+    parser.add_argument("--metrics", required=True, help="comma-separated metric columns")
+    parser.add_argument("--system", help="system column; enables the system level")
+    parser.add_argument("--item", help="item column; resampling keeps an item's rows together")
+    parser.add_argument(
+        "--group-by-item",
+        action="store_true",
+        help="segment level: compute per item (across systems) and average over items",
+    )
+    parser.add_argument(
+        "--no-tie-calibration",
+        action="store_true",
+        help="segment pairwise accuracy without tie calibration (epsilon fixed at 0)",
+    )
+    parser.add_argument(
+        "--permutations",
+        type=positive_int,
+        default=1000,
+        help="permutations of the paired significance test (default 1000)",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    add_resampling(parser, resamples=1000)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    metrics = parse_name_list(args.metrics)
+    if not metrics:
+        return usage_error("correlate", "--metrics names no column")
+    if args.group_by_item and not args.item:
+        return usage_error("correlate", "--group-by-item needs --item")
+    data = read_scores(read_csv(args.scores), args.human, metrics, args.system, args.item)
+    options = CorrelationOptions(
+        group_by_item=args.group_by_item,
+        calibrate_ties=not args.no_tie_calibration,
+        resamples=args.resamples,
+        permutations=args.permutations,
+        confidence=args.confidence,
+        seed=args.seed,
+    )
+    levels = levels_for(data, options)
+    write_csv(args.out / "correlations.csv", CORRELATION_COLUMNS, correlation_table(data, levels, options))
+    significance = significance_table(data, levels, options) if len(metrics) > 1 else []
+    write_csv(args.out / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
+    print(
+        f"correlated {len(metrics)} metrics over {len(data.human)} rows -> "
+        f"{args.out}/correlations.csv, significance.csv"
+    )
+    return 0

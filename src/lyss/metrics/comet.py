@@ -1,0 +1,112 @@
+"""comet_score (spec §2.3): Unbabel COMET, reported beside the composite, never inside it.
+
+The model comes from `resolve_comet_model(target card, override)`: params.yaml
+`metric_options.comet_score.model` wins, then the card's `metricModelSupport.comet` (AfriCOMET for the
+African languages), then the WMT default. Nothing is downloaded, ever: the model must be a local
+checkpoint (`…/checkpoints/model.ckpt` with `hparams.yaml` two levels up, or the folder holding
+`checkpoints/`) or a hub id already in the local Hugging Face cache together with its encoder. Anything
+else, or a missing `unbabel-comet` (the optional extra `lyss[comet]`), makes the metric unavailable with
+the reason, never a failed pipeline.
+
+Per-entry scores are the metric file's values, so confidence intervals resample them and never re-run
+the model. `details.low_resource_warning` is true unless the model is validated for the pair: the target
+card declares it under `metricModelSupport.comet` (a model trained on human judgements for that
+language), or the pair is listed under the option `validated_pairs` (e.g. WMT pairs of the WMT model).
+"""
+
+import functools
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from lyss.languages import resolve_comet_model
+from lyss.metrics.base import MetricResult, ScoringInput
+
+INSTALL_HINT = "pip install 'lyss[comet]' (torch, unbabel-comet, sentencepiece)"
+PROVIDE_HINT = ("set metric_options.comet_score.model in params.yaml to a local COMET checkpoint "
+                "(path to checkpoints/model.ckpt, with hparams.yaml two levels up, and the encoder named in "
+                "hparams.yaml available locally), or put the model in the Hugging Face cache (HF_HOME) "
+                "beforehand")
+
+
+class CometUnavailable(Exception):
+    """The model cannot be used offline here; the message says why and how to provide it."""
+
+
+def locate_checkpoint(model: str) -> Path:
+    """The `model.ckpt` for a local path or a hub id in the local cache, without any download."""
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        found = sorted(path.glob("checkpoints/*.ckpt"))
+        if found:
+            return found[0]
+        raise CometUnavailable(f"COMET model folder {str(path)!r} has no checkpoints/*.ckpt; {PROVIDE_HINT}")
+    if model.startswith(("/", ".", "~")) or model.endswith(".ckpt"):
+        raise CometUnavailable(f"COMET checkpoint {model!r} does not exist; {PROVIDE_HINT}")
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(repo_id=model, local_files_only=True)
+    except Exception as err:  # noqa: BLE001 — every cache miss or bad id means the same: not available offline
+        raise CometUnavailable(f"COMET model {model!r} is not in the local Hugging Face cache and LYSS never "
+                               f"downloads at run time ({type(err).__name__}); {PROVIDE_HINT}") from None
+    checkpoint = Path(folder, "checkpoints", "model.ckpt")
+    if not checkpoint.is_file():
+        raise CometUnavailable(f"cached COMET model {model!r} has no checkpoints/model.ckpt; {PROVIDE_HINT}")
+    return checkpoint
+
+
+@functools.lru_cache(maxsize=2)
+def load_model(checkpoint: str):
+    """Load once per process, encoder files from local disk only."""
+    from comet import load_from_checkpoint
+
+    for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    try:
+        model = load_from_checkpoint(checkpoint, local_files_only=True)
+    except Exception as err:  # noqa: BLE001 — a broken checkpoint or missing encoder files: report, do not crash
+        raise CometUnavailable(f"cannot load COMET checkpoint {checkpoint!r}: {type(err).__name__}: {err}; "
+                               f"{PROVIDE_HINT}") from None
+    model.eval()
+    return model
+
+
+def low_resource_warning(model: str, data: ScoringInput) -> bool:
+    declared = (data.target_card.get("metricModelSupport") or {}).get("comet")
+    pair = f"{data.source_lang}-{data.target_lang}"
+    return not (declared == model or pair in data.options.get("validated_pairs", []))
+
+
+class CometScore:
+    id = "comet_score"
+
+    def score(self, data: ScoringInput) -> MetricResult:
+        n = len(data.entries)
+        model = resolve_comet_model(data.target_card, data.options.get("model"))
+        notes = {"model": model, "low_resource_warning": low_resource_warning(model, data),
+                 "in_composite": False}
+        if not n:
+            return MetricResult.unavailable(self.id, n, "the corpus is empty", **notes)
+        try:
+            import comet  # noqa: F401 — only to learn whether the optional extra is installed
+        except ImportError:
+            reason = f"unbabel-comet is not installed: {INSTALL_HINT}"
+            return MetricResult.unavailable(self.id, n, reason, **notes)
+        try:
+            checkpoint = locate_checkpoint(model)
+            predictor = load_model(str(checkpoint))
+        except CometUnavailable as err:
+            return MetricResult.unavailable(self.id, n, str(err), **notes)
+        samples = [{"src": e["source"], "mt": p or "", "ref": e["reference"]}
+                   for e, p in zip(data.entries, data.predictions, strict=True)]
+        output = predictor.predict(samples, batch_size=int(data.options.get("batch_size", 16)), gpus=0,
+                                   progress_bar=False, accelerator="cpu")
+        values = np.asarray(output.scores, dtype=float)
+        return MetricResult(self.id, values, float(values.mean()), counts={"comet_model": model},
+                            details={**notes, "checkpoint": str(checkpoint),
+                                     "validated_for": "target card's metricModelSupport.comet or option "
+                                                      "validated_pairs"})

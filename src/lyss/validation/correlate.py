@@ -1,0 +1,245 @@
+"""Agreement between automatic metrics and human scores, with bootstrap intervals and paired tests.
+
+Two levels, as in the WMT metrics tasks: segment level (every scored (system, item) row, or the
+per-item average with grouping) and system level (one mean per system). Intervals resample items
+(rows when there is no item column), so all systems of an item stay together; the significance test
+is the paired permutation test PERM-BOTH of Deutsch et al. (2021) as used in WMT: z-score both
+metrics, swap their scores on a random half of the rows, and see how often the swapped difference
+is at least as large as the observed one.
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from lyss.errors import InputError
+from lyss.validation.resample import bootstrap_counts, chunk_slices, percentile_interval, rows_per_chunk
+from lyss.validation.stats import nan_weighted_mean, pair_statistics, weighted_pearson, weighted_spearman
+from lyss.validation.tables import CsvTable
+
+STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
+
+
+@dataclass
+class ScoreData:
+    path: str
+    human: np.ndarray
+    metrics: dict[str, np.ndarray]
+    systems: list[str] | None
+    items: list[str] | None
+    item_col: str | None
+
+
+@dataclass(frozen=True)
+class CorrelationOptions:
+    group_by_item: bool = False
+    calibrate_ties: bool = True
+    resamples: int = 1000
+    permutations: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+
+
+def read_scores(
+    table: CsvTable, human_col: str, metric_cols: list[str], system_col: str | None, item_col: str | None
+) -> ScoreData:
+    """One row per scored translation; a (system, item) pair may occur only once."""
+    table.require(human_col, *metric_cols, *(c for c in (system_col, item_col) if c))
+    human = table.numbers(human_col)
+    metrics = {name: table.numbers(name) for name in metric_cols}
+    systems = table.strings(system_col) if system_col else None
+    items = table.strings(item_col) if item_col else None
+    if systems and items:
+        seen: dict[tuple[str, str], int] = {}
+        for key, line in zip(zip(systems, items, strict=True), table.lines, strict=True):
+            if key in seen:
+                raise InputError(
+                    table.path,
+                    f"system '{key[0]}' scored item '{key[1]}' twice (first on line {seen[key]})",
+                    line=line,
+                    field=item_col,
+                )
+            seen[key] = line
+    return ScoreData(table.path, human, metrics, systems, items, item_col)
+
+
+def _statistics(human, metric, weights, group_weights, calibrate_ties) -> dict[str, np.ndarray]:
+    """All four statistics for grids (..., G, s); per-group values are averaged over groups."""
+    tau, accuracy, _ = pair_statistics(human, metric, weights, group_weights, calibrate_ties)
+    return {
+        "pearson": nan_weighted_mean(weighted_pearson(human, metric, weights), group_weights),
+        "spearman": nan_weighted_mean(weighted_spearman(human, metric, weights), group_weights),
+        "kendall": nan_weighted_mean(tau, group_weights),
+        "pairwise_accuracy": accuracy,
+    }
+
+
+def _unit_index(labels: list[str] | None, n: int) -> tuple[np.ndarray, int]:
+    """Resampling unit of each row: its item when items are known, else the row itself."""
+    if labels is None:
+        return np.arange(n), n
+    _, index = np.unique(np.asarray(labels), return_inverse=True)
+    return index, int(index.max()) + 1
+
+
+class SegmentLevel:
+    """Segment level over all rows (one group), or per item and averaged (`group_by_item`)."""
+
+    name = "segment"
+
+    def __init__(self, data: ScoreData, options: CorrelationOptions):
+        self.calibrate = options.calibrate_ties
+        self.grouped = options.group_by_item
+        n = len(data.human)
+        if self.grouped:
+            if data.items is None:
+                raise ValueError("grouping by item needs an item column")
+            self.grid = _item_grid(data)
+            self.units = len(self.grid)
+            self.human = data.human[self.grid]
+        else:
+            self.unit_of_row, self.units = _unit_index(data.items, n)
+            self.human = data.human[None, :]
+        self.size = n
+
+    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Statistics for each row of `metric` (B, n) or for each resample in `counts` (B, units)."""
+        metric = np.atleast_2d(metric)
+        batch = max(len(metric), 0 if counts is None else len(counts))
+        # numbers per resample: pairs plus observations, per group
+        s = self.grid.shape[1] if self.grouped else self.size
+        width = (len(self.grid) if self.grouped else 1) * (s * (s - 1) // 2 + s)
+        parts = []
+        for part in chunk_slices(batch, rows_per_chunk(width, budget=2_000_000)):
+            m = metric[part] if len(metric) > 1 else metric
+            c = None if counts is None else counts[part]
+            if self.grouped:
+                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate))
+            else:
+                w = None if c is None else c[:, None, self.unit_of_row]
+                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate))
+        return _join(parts)
+
+
+class SystemLevel:
+    """System level: per-system means of the (resampled) rows, then the statistics over systems.
+
+    Pairwise accuracy here is plain sign agreement between system pairs (no tie calibration)."""
+
+    name = "system"
+
+    def __init__(self, data: ScoreData):
+        names, self.system_of_row = np.unique(np.asarray(data.systems), return_inverse=True)
+        self.onehot = np.eye(len(names))[self.system_of_row]
+        self.unit_of_row, self.units = _unit_index(data.items, len(data.human))
+        self.human_rows = data.human
+        self.size = len(names)
+
+    def _means(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return ((weights * values) @ self.onehot) / (weights @ self.onehot)
+
+    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        metric = np.atleast_2d(metric)
+        weights = np.ones((1, len(self.human_rows))) if counts is None else counts[:, self.unit_of_row]
+        parts = []
+        for part in chunk_slices(max(len(metric), len(weights)), rows_per_chunk(self.onehot.size)):
+            w = weights[part] if len(weights) > 1 else weights
+            m = metric[part] if len(metric) > 1 else metric
+            human = self._means(self.human_rows, w)[:, None, :]
+            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False))
+        return _join(parts)
+
+
+def _join(parts: list[dict]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([np.atleast_1d(part[name]) for part in parts]) for name in STATISTICS}
+
+
+def _item_grid(data: ScoreData) -> np.ndarray:
+    """Row indices as an (items x rows-per-item) grid; grouping needs the same count per item."""
+    rows_of: dict[str, list[int]] = {}
+    for row, item in enumerate(data.items):
+        rows_of.setdefault(item, []).append(row)
+    sizes = {item: len(rows) for item, rows in rows_of.items()}
+    common = max(set(sizes.values()), key=list(sizes.values()).count)
+    for item, size in sizes.items():
+        if size != common or size < 2:
+            raise InputError(
+                data.path,
+                f"--group-by-item needs at least 2 and the same number of rows per "
+                f"item; item '{item}' has {size}, most items have {common}",
+                field=data.item_col,
+            )
+    return np.array(list(rows_of.values()))
+
+
+def levels_for(data: ScoreData, options: CorrelationOptions) -> list:
+    levels = [SegmentLevel(data, options)]
+    if data.systems is not None:
+        levels.append(SystemLevel(data))
+    return levels
+
+
+def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
+    """One row per (level, metric): each statistic with its percentile bootstrap interval.
+
+    The same resamples (one count matrix per level) serve every metric, so intervals of different
+    metrics are comparable."""
+    rows = []
+    for level in levels:
+        counts = bootstrap_counts(level.units, options.resamples, options.seed)
+        for name, values in data.metrics.items():
+            point = level.evaluate(values)
+            boot = level.evaluate(values, counts)
+            row = {"level": level.name, "metric": name, "n": level.size}
+            for stat in STATISTICS:
+                low, high = percentile_interval(boot[stat], options.confidence)
+                row.update({stat: float(point[stat][0]), f"{stat}_lo": low, f"{stat}_hi": high})
+            if level.name == "segment":
+                row["grouping"] = "item" if options.group_by_item else "none"
+                row["epsilon"] = _epsilon(level, values)
+            rows.append(row)
+    return rows
+
+
+def _epsilon(level: SegmentLevel, values: np.ndarray) -> float:
+    """The tie threshold chosen by tie calibration (0 without calibration)."""
+    if not level.calibrate:
+        return 0.0
+    human = level.human
+    metric = values[level.grid] if level.grouped else values[None, :]
+    return float(pair_statistics(human, metric, None, None, True)[2])
+
+
+def _zscore(values: np.ndarray) -> np.ndarray:
+    spread = values.std()
+    return (values - values.mean()) / (spread if spread > 0 else 1.0)
+
+
+def significance_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
+    """Paired permutation test for every pair of metrics, each statistic and level.
+
+    Two rows per pair, one per direction: p_value is the one-sided p for "metric_a correlates
+    better than metric_b", (1 + #permuted deltas >= observed) / (1 + permutations)."""
+    rows = []
+    names = list(data.metrics)
+    for level in levels:
+        for k, (a, b) in enumerate(combinations(names, 2)):
+            za, zb = _zscore(data.metrics[a]), _zscore(data.metrics[b])
+            swap = np.random.default_rng([options.seed, k]).random((options.permutations, len(za))) < 0.5
+            first = level.evaluate(np.where(swap, zb, za))
+            second = level.evaluate(np.where(swap, za, zb))
+            observed_a, observed_b = level.evaluate(za), level.evaluate(zb)
+            for stat in STATISTICS:
+                delta = float(observed_a[stat][0] - observed_b[stat][0])
+                permuted = first[stat] - second[stat]
+                valid = ~np.isnan(permuted)
+                used = int(valid.sum())
+                tol = 1e-12
+                p_ab = (1 + np.sum(permuted[valid] >= delta - tol)) / (1 + used)
+                p_ba = (1 + np.sum(permuted[valid] <= delta + tol)) / (1 + used)
+                common = {"level": level.name, "statistic": stat, "permutations": used}
+                rows.append({**common, "metric_a": a, "metric_b": b, "delta": delta, "p_value": p_ab})
+                rows.append({**common, "metric_a": b, "metric_b": a, "delta": -delta, "p_value": p_ba})
+    return rows

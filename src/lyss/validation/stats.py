@@ -1,0 +1,169 @@
+"""Rank and correlation statistics that take multiplicities, so many resamples are one call.
+
+Every function works along the last axis and broadcasts over the leading ones. `weights` are the
+number of times each observation occurs (bootstrap counts); a weighted statistic equals the plain
+statistic on the data with each observation repeated that many times, which is what the tests check
+against scipy. With weights of 1 (or None) the ordinary statistic comes out.
+"""
+
+import numpy as np
+
+
+def _with_weights(weights, *arrays) -> list[np.ndarray]:
+    """Broadcast the arrays and their weights (1 where None) to one common shape."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    weights = np.ones(1) if weights is None else np.asarray(weights, dtype=float)
+    return np.broadcast_arrays(*arrays, weights)
+
+
+def weighted_midranks(values, weights=None) -> np.ndarray:
+    """1-based mid-ranks of each value in the sample where value i occurs weights[i] times."""
+    values, weights = _with_weights(weights, values)
+    n = values.shape[-1]
+    order = np.argsort(values, axis=-1, kind="stable")
+    v = np.take_along_axis(values, order, axis=-1)
+    w = np.take_along_axis(weights, order, axis=-1)
+    cum = np.cumsum(w, axis=-1)
+    idx = np.arange(n)
+    starts = np.ones(v.shape, dtype=bool)
+    starts[..., 1:] = v[..., 1:] != v[..., :-1]
+    ends = np.ones(v.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = np.maximum.accumulate(np.where(starts, idx, 0), axis=-1)
+    run_end = (n - 1 - np.maximum.accumulate(np.where(ends[..., ::-1], idx, 0), axis=-1))[..., ::-1]
+    before = np.take_along_axis(cum, run_start, axis=-1) - np.take_along_axis(w, run_start, axis=-1)
+    run_weight = np.take_along_axis(cum, run_end, axis=-1) - before
+    ranks = np.empty_like(v)
+    np.put_along_axis(ranks, order, before + (run_weight + 1) / 2, axis=-1)
+    return ranks
+
+
+def _centred_moments(x, y, w):
+    total = w.sum(axis=-1, keepdims=True)
+    dx = x - (w * x).sum(axis=-1, keepdims=True) / total
+    dy = y - (w * y).sum(axis=-1, keepdims=True) / total
+    return (w * dx * dy).sum(axis=-1), (w * dx * dx).sum(axis=-1), (w * dy * dy).sum(axis=-1)
+
+
+def weighted_pearson(x, y, weights=None) -> np.ndarray:
+    """Pearson r; NaN where either side is constant (the correlation is undefined there)."""
+    x, y, w = _with_weights(weights, x, y)
+    cov, var_x, var_y = _centred_moments(x, y, w)
+    # Rounding leaves a tiny positive variance for constant data; treat it as zero.
+    tiny_x = var_x <= 1e-12 * (w * x * x).sum(axis=-1)
+    tiny_y = var_y <= 1e-12 * (w * y * y).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = cov / np.sqrt(var_x * var_y)
+    return np.where(tiny_x | tiny_y, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def weighted_spearman(x, y, weights=None) -> np.ndarray:
+    """Spearman rho: Pearson r of the mid-ranks, ranks taken in the weighted (repeated) sample."""
+    x, y, w = _with_weights(weights, x, y)
+    return weighted_pearson(weighted_midranks(x, w), weighted_midranks(y, w), w)
+
+
+def auroc(scores, positive, weights=None) -> np.ndarray:
+    """Area under the ROC curve of `scores` for the boolean `positive`, ties counting one half.
+
+    Mann-Whitney form: the rank sum of the positives in the (weighted) sample, minus its minimum.
+    """
+    scores, positive, w = _with_weights(weights, scores, positive)
+    positive = positive > 0
+    ranks = weighted_midranks(scores, w)
+    w_pos = (w * positive).sum(axis=-1)
+    w_neg = (w * ~positive).sum(axis=-1)
+    u = (w * positive * ranks).sum(axis=-1) - w_pos * (w_pos + 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((w_pos > 0) & (w_neg > 0), u / (w_pos * w_neg), np.nan)
+
+
+def pair_statistics(human, metric, weights=None, group_weights=None, calibrate_ties=True):
+    """Kendall tau-b per group and pairwise accuracy averaged over groups.
+
+    Shapes: human and metric (..., G, s) — G groups of s observations (G = 1 for one flat list);
+    weights (..., G, s) multiplicities or None; group_weights (..., G) or None (equal groups).
+
+    Pairwise accuracy is acc23 (Deutsch, Foster & Freitag 2023): (concordant + tied in both) / all
+    pairs, where a metric difference of at most epsilon counts as a tie. With `calibrate_ties` the
+    epsilon that maximises the accuracy is searched over 0 and every metric difference ("tie
+    calibration", one epsilon for all groups); without it epsilon is 0 and acc23 is plain sign
+    agreement, the system-level pairwise accuracy of Kocmi et al. (2021). Copies of one observation
+    (weight > 1) are pairs tied in both scores.
+
+    Returns (tau (..., G), accuracy (...), epsilon (...)).
+    """
+    human = np.asarray(human, dtype=float)
+    metric = np.asarray(metric, dtype=float)
+    s = human.shape[-1]
+    i, j = np.triu_indices(s, 1)
+    sign_h = np.sign(human[..., i] - human[..., j])
+    diff_m = metric[..., i] - metric[..., j]
+    sign_m = np.sign(diff_m)
+    if weights is None:
+        pair_w = np.ones(1)
+        n = float(s)
+        copies = 0.0
+    else:
+        weights = np.asarray(weights, dtype=float)
+        pair_w = weights[..., i] * weights[..., j]
+        n = weights.sum(axis=-1)
+        copies = (weights * (weights - 1) / 2).sum(axis=-1)
+    total = n * (n - 1) / 2
+    tied_h = sign_h == 0
+    tied_m = sign_m == 0
+    score = (pair_w * sign_h * sign_m).sum(axis=-1)
+    ties_h = (pair_w * tied_h).sum(axis=-1) + copies
+    ties_m = (pair_w * tied_m).sum(axis=-1) + copies
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = score / np.sqrt((total - ties_h) * (total - ties_m))
+    tau = np.where((total - ties_h > 0) & (total - ties_m > 0), tau, np.nan)
+
+    if group_weights is None:
+        group_weights = np.ones(human.shape[-2])
+    group_weights = np.asarray(group_weights, dtype=float)
+    share = group_weights / group_weights.sum(axis=-1, keepdims=True) / total
+    unit = pair_w * share[..., None]
+    concordant = sign_h * sign_m > 0
+    base = (unit * concordant).sum(axis=(-2, -1)) + (share * copies).sum(axis=-1)
+    if not calibrate_ties:
+        accuracy = base + (unit * (tied_h & tied_m)).sum(axis=(-2, -1))
+        return tau, accuracy, np.zeros_like(accuracy)
+    return tau, *_calibrated_accuracy(np.abs(diff_m), unit * (tied_h.astype(float) - concordant), base)
+
+
+def _calibrated_accuracy(gaps, gain, base):
+    """Maximise base + sum of `gain` over the pairs whose metric gap is at most epsilon.
+
+    The gaps are sorted once per distinct metric vector (not once per resample): bootstrap
+    resamples change only the pair weights inside `gain`."""
+    full = np.broadcast_shapes(gaps.shape, gain.shape)
+    gaps = gaps.reshape((1,) * (len(full) - gaps.ndim) + gaps.shape)
+    gaps = gaps.reshape(*gaps.shape[:-2], -1)
+    lead, width = full[:-2], gaps.shape[-1]
+    order = np.argsort(gaps, axis=-1, kind="stable")
+    gaps = np.broadcast_to(np.take_along_axis(gaps, order, axis=-1), (*lead, width))
+    gain = np.broadcast_to(gain, full).reshape(*lead, width)
+    cum = np.cumsum(np.take_along_axis(gain, np.broadcast_to(order, (*lead, width)), axis=-1), axis=-1)
+    # An epsilon must tie every pair with the same gap, so only the last pair of a run is a candidate.
+    last = np.ones(gaps.shape, dtype=bool)
+    last[..., :-1] = gaps[..., 1:] != gaps[..., :-1]
+    candidates = np.where(last, cum, -np.inf)
+    best_at = np.argmax(candidates, axis=-1)
+    best = np.take_along_axis(candidates, best_at[..., None], axis=-1)[..., 0]
+    epsilon = np.take_along_axis(gaps, best_at[..., None], axis=-1)[..., 0]
+    # epsilon = 0 ties nothing new when no two metric scores are equal; it is always allowed.
+    keep_zero = (gaps[..., 0] > 0) & (best <= 0)
+    return np.broadcast_to(base, best.shape) + np.where(keep_zero, 0.0, best), np.where(
+        keep_zero, 0.0, epsilon
+    )
+
+
+def nan_weighted_mean(values, weights=None) -> np.ndarray:
+    """Weighted mean over the last axis that skips NaN entries (undefined per-group statistics)."""
+    values, w = _with_weights(weights, values)
+    ok = ~np.isnan(values)
+    w = np.where(ok, w, 0.0)
+    total = w.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, (w * np.where(ok, values, 0.0)).sum(axis=-1) / total, np.nan)

@@ -1,0 +1,125 @@
+"""CSV in and out for the validation commands.
+
+Rows keep the line number they came from, so that every complaint about a value can name the file,
+the line (1-based, the header is line 1) and the column, which is what `InputError` promises.
+"""
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from lyss.errors import InputError
+from lyss.io import write_text_atomic
+
+
+@dataclass
+class CsvTable:
+    path: str
+    header: list[str]
+    rows: list[list[str]]
+    lines: list[int]
+
+    def require(self, *names: str) -> None:
+        """Fail on the first column that the header lacks, listing what it does have."""
+        for name in names:
+            if name not in self.header:
+                have = ", ".join(self.header)
+                raise InputError(self.path, f"missing column '{name}' (columns: {have})", line=1, field=name)
+
+    def strings(self, name: str) -> list[str]:
+        self.require(name)
+        index = self.header.index(name)
+        return [row[index] for row in self.rows]
+
+    def numbers(self, name: str) -> np.ndarray:
+        """The column as floats; an empty, non-numeric or infinite cell is an error at its line."""
+        values = np.empty(len(self.rows))
+        for k, (text, line) in enumerate(zip(self.strings(name), self.lines, strict=True)):
+            try:
+                value = float(text)
+            except ValueError:
+                raise InputError(self.path, f"not a number: {text!r}", line=line, field=name) from None
+            if not math.isfinite(value):
+                raise InputError(self.path, f"not a finite number: {text!r}", line=line, field=name)
+            values[k] = value
+        return values
+
+
+def read_csv(path) -> CsvTable:
+    """Read a headed CSV file; blank lines are skipped, ragged rows and repeated headers are errors."""
+    path = str(path)
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror})") from None
+    with handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            raise InputError(path, "empty file, expected a header line", line=1)
+        header = [name.strip() for name in header]
+        for name in header:
+            if header.count(name) > 1:
+                raise InputError(path, f"column '{name}' appears twice in the header", line=1, field=name)
+        rows, lines = [], []
+        for row in reader:
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    path, f"expected {len(header)} fields, found {len(row)}", line=reader.line_num
+                )
+            rows.append([cell.strip() for cell in row])
+            lines.append(reader.line_num)
+    if not rows:
+        raise InputError(path, "no data rows after the header", line=1)
+    return CsvTable(path, header, rows, lines)
+
+
+def format_value(value) -> str:
+    """Six significant digits for floats, empty for missing values, yes/no for booleans."""
+    if value is None:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else f"{float(value):.6g}"
+    return str(value)
+
+
+def csv_text(header: list[str], rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([format_value(row.get(name)) for name in header])
+    return buffer.getvalue()
+
+
+def write_csv(path, header: list[str], rows: list[dict]) -> None:
+    write_text_atomic(path, csv_text(header, rows))
+
+
+def parse_name_list(text: str) -> list[str]:
+    """Split a comma-separated command-line list, dropping blanks."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def json_ready(value):
+    """Replace NaN by None (JSON null) and numpy scalars by Python ones, recursively."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else float(value)
+    return value

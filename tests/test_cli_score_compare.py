@@ -1,0 +1,166 @@
+"""`lyss score` and `lyss compare` on plain text files: numbers against sacrebleu on the same files, the
+JSON shapes, language-card fallback and clear errors for bad files."""
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.significance import PairedTest
+
+from lyss.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMON = ["--params", str(ROOT / "params.yaml"), "--languages", str(ROOT / "data" / "languages")]
+WORDS = "el la de que y en un una los se del las por con para es al lo como casa perro agua libro día".split()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """120 segments; system a is close to the reference, b a little further, c far off."""
+    rng = random.Random(1)
+    folder = tmp_path_factory.mktemp("text")
+    refs = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(120)]
+
+    def perturb(rate):
+        return [" ".join(w if rng.random() >= rate else rng.choice(WORDS) for w in r.split()) for r in refs]
+
+    texts = {"src": refs, "ref": refs, "a": perturb(0.2), "b": perturb(0.22), "c": perturb(0.6)}
+    paths = {}
+    for name, lines in texts.items():
+        paths[name] = folder / f"{name}.txt"
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths, texts
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_json_matches_sacrebleu(files, capsys):
+    paths, texts = files
+    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                       "-i", str(paths["a"]), "-l", "eng-spa", "--json", *COMMON)
+    assert code == 0
+    scores = json.loads(out)["scores"]
+    refs = [texts["ref"]]
+    assert scores["chrf_plus_plus"] == pytest.approx(CHRF(word_order=2).corpus_score(texts["a"], refs).score,
+                                                     abs=1e-6)
+    assert scores["bleu"] == pytest.approx(BLEU().corpus_score(texts["a"], refs).score, abs=1e-6)
+    matches = sum(h == r for h, r in zip(texts["a"], texts["ref"], strict=True))
+    assert scores["exact_matches"] == matches and scores["exact_match_rate"] == pytest.approx(matches / 120)
+    assert scores["total"] == scores["evaluated"] == 120 and scores["errors"] == 0
+    assert scores["composite"] is not None and scores["confidence_intervals"] == {}
+
+
+def test_score_with_ci_and_text_output(files, capsys):
+    paths, _ = files
+    args = ["score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]), "-l", "eng-spa",
+            *COMMON, "--ci", "--n", "200", "--seed", "3"]
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0
+    block = json.loads(out)
+    intervals = block["scores"]["confidence_intervals"]
+    assert {"chrf_plus_plus", "exact_match_rate", "composite"} <= set(intervals)
+    for metric, ci in intervals.items():
+        assert ci["ci_lower"] <= block["scores"][metric] <= ci["ci_upper"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert "chrf_plus_plus" in out and "[" in out and "signature: nrefs:1" in out
+
+
+def test_language_without_card_uses_defaults(files, capsys):
+    paths, _ = files
+    code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                         "-i", str(paths["a"]), "-l", "eng-xyz", "--json", *COMMON)
+    assert code == 0
+    assert "no language card" in err and "xyz" in err and "13a" in err
+    block = json.loads(out)
+    assert block["composite_profile"]["profile"] == "B"
+    assert "tok:13a" in block["signatures"]["bleu"]
+
+
+def _sacrebleu(test, n, metric, texts, system):
+    _, results = PairedTest([("a", texts["a"]), (system, texts[system])], {"m": metric}, [texts["ref"]],
+                            test_type=test, n_samples=n)()
+    key = next(k for k in results if k != "System")
+    return results[key][0].score, results[key][1]
+
+
+@pytest.mark.parametrize("test,n", [("bs", 1000), ("ar", 1000)])
+def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
+    paths, texts = files
+    code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                       "-i", str(paths["a"]), str(paths["b"]), str(paths["c"]), "-l", "eng-spa",
+                       "--metrics", "chrf_plus_plus,bleu", "--test", test, "--n", str(n), "--seed", "12345",
+                       "--json", *COMMON)
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["system"], r["metric"]) for r in rows] == [
+        (str(paths[s]), m) for s in ("b", "c") for m in ("chrf_plus_plus", "bleu")]
+    assert all(set(r) == {"system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
+                          "p_holm"} for r in rows)
+    metrics = {"chrf_plus_plus": lambda: CHRF(word_order=2), "bleu": BLEU}
+    for r in rows:
+        system = Path(r["system"]).stem
+        base_score, result = _sacrebleu(test, n, metrics[r["metric"]](), texts, system)
+        assert r["baseline_score"] == pytest.approx(base_score, abs=1e-9)
+        assert r["score"] == pytest.approx(result.score, abs=1e-9)
+        # Same seed, same draws as sacrebleu: equal up to one count from float rounding.
+        assert abs(r["p_value"] - result.p_value) <= 1 / (n + 1) + 1e-12
+        assert r["ci_lo"] <= r["delta"] <= r["ci_hi"]
+        # Holm over the two systems of each metric: the smaller p doubles, the larger is at least that.
+        assert r["p_holm"] >= r["p_value"]
+    for metric in metrics:
+        ps = sorted(r["p_value"] for r in rows if r["metric"] == metric)
+        holms = sorted(r["p_holm"] for r in rows if r["metric"] == metric)
+        assert holms[0] == pytest.approx(min(1.0, 2 * ps[0]))
+    # b differs from a only a little: its chrF++ p-value is not decided at the edge of the scale.
+    b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == str(paths["b"]))
+    assert not math.isclose(b_chrf["p_value"], 1 / (n + 1))
+
+
+def test_compare_text_table_with_composite(files, capsys):
+    paths, _ = files
+    code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                       "-i", str(paths["a"]), str(paths["c"]), "-l", "eng-spa", "--n", "200", *COMMON)
+    assert code == 0
+    assert "(baseline)" in out and "p (Holm)" in out and "composite over:" in out
+    assert out.count("*") >= 2  # c is far worse than a: marked on several metrics (footer has one more '*')
+
+
+@pytest.mark.parametrize("problem,expected", [
+    ("short", "has 119 lines but"),
+    ("empty", "file is empty"),
+    ("missing", "cannot read file"),
+    ("latin1", "not UTF-8 text"),
+])
+def test_bad_files_give_clear_errors(files, capsys, tmp_path, problem, expected):
+    paths, texts = files
+    bad = tmp_path / "bad.txt"
+    if problem == "short":
+        bad.write_text("\n".join(texts["a"][:-1]) + "\n", encoding="utf-8")
+    elif problem == "empty":
+        bad.write_text("", encoding="utf-8")
+    elif problem == "latin1":
+        bad.write_bytes("línea\n".encode("latin-1"))
+    for command in (["score", "-i", str(bad)], ["compare", "-i", str(paths["a"]), str(bad)]):
+        code, _, err = run(capsys, *command, "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                           "-l", "eng-spa", *COMMON)
+        assert code == 2
+        assert str(bad) in err and expected in err
+
+
+def test_bad_options_give_clear_errors(files, capsys):
+    paths, _ = files
+    base = ["-s", str(paths["src"]), "-r", str(paths["ref"]), *COMMON]
+    code, _, err = run(capsys, "score", *base, "-i", str(paths["a"]), "-l", "eng-spa", "--metrics", "blue")
+    assert code == 2 and "unknown metric 'blue'" in err
+    code, _, err = run(capsys, "score", *base, "-i", str(paths["a"]), "-l", "english")
+    assert code == 2 and "SRC-TGT" in err
+    code, _, err = run(capsys, "compare", *base, "-i", str(paths["a"]), "-l", "eng-spa")
+    assert code == 2 and "at least two files" in err

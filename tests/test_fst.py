@@ -1,0 +1,158 @@
+"""fst_acceptance_rate and morphological_accuracy on both real backends: an HFST optimized-lookup
+analyzer built here from a tiny lexc lexicon (tests/data/fst/crk_tiny.lexc) and Apertium's lttoolbox
+Spanish analyzer. Golden values are counted by hand in the comments."""
+
+import math
+import subprocess
+
+import numpy as np
+import pytest
+from fst_build import build_hfstol
+
+from lyss import analyzers
+from lyss.analyzers import lemmas
+from lyss.errors import InputError
+from lyss.languages import load_card
+from lyss.metrics import ScoringInput
+from lyss.metrics.fst import FstAcceptance, MorphologicalAccuracy
+
+SPA_ANALYZER = "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"
+
+
+@pytest.fixture(scope="module")
+def hfstol(tmp_path_factory):
+    return build_hfstol("crk_tiny", tmp_path_factory.mktemp("fst"))
+
+
+def crk_card(path, caseless=False):
+    return {"code": "crk", "name": "Plains Cree", "scripts": ["Latn", "Cans"], "caseless": caseless,
+            "word_tokenisation": {"joiners": ["-"]}, "fst_analyzer": {"backend": "hfstol", "path": str(path)}}
+
+
+@pytest.fixture(scope="module")
+def spa_card():
+    return load_card("data/languages/spa.yaml")
+
+
+def scoring(predictions, card, morphology=None):
+    entries = [{"id": f"e{i}", "source": "s", "reference": "r", "morphology": (morphology or {}).get(i)}
+               for i in range(len(predictions))]
+    return ScoringInput(entries, predictions, predictions, "eng", card["code"], target_card=card)
+
+
+def test_hfstol_acceptance_golden(hfstol):
+    result = FstAcceptance().score(scoring(
+        ["atimwak nipâw.", "Atim mîcisow xyz 3", None, "", "!!! 42"], crk_card(hfstol)))
+    # e0: atimwak, nipâw both known → 2/2.  e1: Atim (known in lower case), mîcisow, xyz (unknown); "3" is
+    # not a word → 2/3.  e2 (no output), e3 (empty), e4 (punctuation and a number) have no words → NaN.
+    # corpus = (2 + 2) / (2 + 3) = 0.8
+    assert result.corpus_value == pytest.approx(0.8)
+    assert result.values[:2] == pytest.approx([1.0, 2 / 3])
+    assert np.isnan(result.values[2:]).all()
+    assert result.counts == {"fst_accepted": 4}
+    assert result.stats.tolist() == [[2, 2], [2, 3], [0, 0], [0, 0], [0, 0]]
+    assert result.details["accepted_by"] == {"exact": 3, "lowercase": 1, "titlecase": 0}
+    assert result.details["most_frequent_rejected"] == [["xyz", 1]]
+    assert result.details["backend"] == "hfstol"
+
+
+def test_all_unknown_words_score_zero(hfstol):
+    result = FstAcceptance().score(scoring(["xyz qqq", "zzz"], crk_card(hfstol)))
+    assert result.corpus_value == 0.0  # 0 of 3 words
+    assert result.counts == {"fst_accepted": 0}
+
+
+def test_no_words_at_all_is_unavailable_with_reason(hfstol):
+    result = FstAcceptance().score(scoring([None, "", "... 12 {name}"], crk_card(hfstol)))
+    assert result.corpus_value is None
+    assert "no prediction contains a word" in result.reason
+
+
+def test_caseless_script_gets_no_case_fallback(hfstol):
+    # ᓂᐹᐤ (syllabics, caseless) is known as written. "Atim" is only known as "atim": accepted through
+    # the lower-case fallback on a cased card (2/2), rejected on a card that declares a caseless script (1/2).
+    assert FstAcceptance().score(scoring(["ᓂᐹᐤ Atim"], crk_card(hfstol))).corpus_value == 1.0
+    assert FstAcceptance().score(scoring(["ᓂᐹᐤ Atim"], crk_card(hfstol, caseless=True))).corpus_value == 0.5
+
+
+def test_missing_analyzer_is_unavailable_naming_path_and_card(tmp_path):
+    missing = tmp_path / "nowhere.hfstol"
+    result = FstAcceptance().score(scoring(["atim"], crk_card(missing)))
+    assert result.corpus_value is None and math.isnan(result.values[0])
+    assert str(missing) in result.reason and "'crk'" in result.reason
+
+
+def test_card_without_analyzer_is_unavailable():
+    result = FstAcceptance().score(scoring(["hello"], {"code": "xxx", "name": "X", "scripts": ["Latn"]}))
+    assert "declares no fst_analyzer" in result.reason
+
+
+def test_lttoolbox_acceptance_golden(spa_card):
+    result = FstAcceptance().score(scoring(["Los perros duermen xyzzy.", "MADRID es grande"], spa_card))
+    # e0: Los (as "los"), perros, duermen accepted, xyzzy not → 3/4.  e1: MADRID (as "Madrid"), es, grande → 3/3.
+    # corpus = 6/7; by method: exact perros duermen es grande = 4, lowercase Los = 1, titlecase MADRID = 1
+    assert result.values == pytest.approx([0.75, 1.0])
+    assert result.corpus_value == pytest.approx(6 / 7)
+    assert result.details["accepted_by"] == {"exact": 4, "lowercase": 1, "titlecase": 1}
+    assert result.details["backend"] == "lttoolbox"
+
+
+def test_lttoolbox_runs_one_process_per_batch(spa_card, monkeypatch):
+    calls = []
+    real_run = subprocess.run
+    monkeypatch.setattr(analyzers.subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    analyzers._load.cache_clear()
+    predictions = [" ".join(f"palabra{chr(97 + i)}{chr(97 + j)}" for j in range(10)) for i in range(10)]
+    FstAcceptance().score(scoring(predictions + ["Casa"], spa_card))
+    # 101 distinct words: one lt-proc for all of them as written, one for the case variants still unknown.
+    assert len(calls) == 2
+    analyzers._load.cache_clear()
+
+
+def test_lttoolbox_missing_bin_is_unavailable(tmp_path):
+    card = {"code": "spa", "name": "Spanish", "scripts": ["Latn"],
+            "fst_analyzer": {"backend": "lttoolbox", "path": str(tmp_path / "spa.automorf.bin")}}
+    result = FstAcceptance().score(scoring(["perros"], card))
+    assert result.corpus_value is None and "spa.automorf.bin" in result.reason and "'spa'" in result.reason
+
+
+def test_lemmas_of_both_tag_conventions():
+    assert lemmas("perro<n><m><pl>") == {"perro"}
+    assert lemmas("de<pr>+el<det><def><m><sg>") == {"de", "el"}
+    assert lemmas("PV/e+nipâw+V+AI+Cnj+3Sg") == {"nipâw"}
+    assert lemmas("atim+N+A+Sg") == {"atim"}
+
+
+def test_morphological_accuracy_golden_hfstol(hfstol):
+    morphology = {
+        0: [{"analysis": "atim+N+A+Pl"}, {"analysis": "nipâw+V+AI+Ind+3Sg", "form": "nipâw"}],
+        1: [{"analysis": "atim+N+A+Pl"}],
+        3: [{"analysis": "mîcisow+V+AI+Ind+3Sg"}],
+        4: [{"analysis": "nipâw+V+AI+Ind+3Sg", "form": "ᓂᐹᐤ"}],
+    }
+    result = MorphologicalAccuracy().score(scoring(["atimwak nipâw", "atim", "atim", None, "nipâw"],
+                                                   crk_card(hfstol), morphology))
+    # e0: atimwak = atim+N+A+Pl ✓, the word nipâw = nipâw+…+3Sg ✓ → 2/2.  e1: "atim" is Sg, Pl expected → 0/1.
+    # e2: no annotation → NaN.  e3: no output → 0/1.  e4: the analysis is there but on "nipâw", not the
+    # required form ᓂᐹᐤ → 0/1.  corpus = 2 / 5 = 0.4
+    assert result.corpus_value == pytest.approx(0.4)
+    assert result.values[[0, 1, 3, 4]] == pytest.approx([1.0, 0.0, 0.0, 0.0])
+    assert np.isnan(result.values[2])
+    assert result.details["annotations"] == 5
+
+
+def test_morphological_accuracy_lttoolbox(spa_card):
+    morphology = {0: [{"analysis": "perro<n><m><pl>"}], 1: [{"analysis": "perro<n><m><sg>"}]}
+    result = MorphologicalAccuracy().score(scoring(["Los perros", "Los perros"], spa_card, morphology))
+    assert result.values.tolist() == [1.0, 0.0]  # plural found; singular expected but only plural present
+    assert result.corpus_value == 0.5
+
+
+def test_morphological_accuracy_without_annotations_is_unavailable(hfstol):
+    result = MorphologicalAccuracy().score(scoring(["atim"], crk_card(hfstol)))
+    assert result.corpus_value is None and "morphology" in result.reason
+
+
+def test_malformed_morphology_names_the_entry_and_field(hfstol):
+    with pytest.raises(InputError, match="e0.*morphology"):
+        MorphologicalAccuracy().score(scoring(["atim"], crk_card(hfstol), {0: [{"form": "atim"}]}))

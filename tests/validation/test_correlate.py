@@ -1,0 +1,258 @@
+"""lyss.validation.stats / correlate and `lyss correlate`: scipy equality, hand-computed pairwise
+accuracy with tie calibration, bootstrap coverage, permutation test behaviour."""
+
+import csv
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau, pearsonr, spearmanr
+
+from lyss.cli import main
+from lyss.validation.correlate import (
+    CorrelationOptions,
+    ScoreData,
+    SegmentLevel,
+    SystemLevel,
+    significance_table,
+)
+from lyss.validation.resample import bootstrap_counts, percentile_interval
+from lyss.validation.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
+
+DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
+
+
+def _random_case(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 6, n).astype(float)  # many ties
+    metric = np.round(human + rng.normal(0, 1.5, n), 1)
+    weights = rng.integers(0, 4, n).astype(float)
+    return human, metric, weights
+
+
+def test_weighted_statistics_equal_scipy_on_the_repeated_sample():
+    human, metric, weights = _random_case()
+    h, m = np.repeat(human, weights.astype(int)), np.repeat(metric, weights.astype(int))
+    assert weighted_pearson(human, metric, weights) == pytest.approx(pearsonr(h, m)[0], abs=1e-12)
+    assert weighted_spearman(human, metric, weights) == pytest.approx(spearmanr(h, m)[0], abs=1e-12)
+    tau, _, _ = pair_statistics(human[None], metric[None], weights[None], calibrate_ties=False)
+    assert tau[0] == pytest.approx(kendalltau(h, m, variant="b")[0], abs=1e-12)
+
+
+def test_unweighted_statistics_equal_scipy():
+    human, metric, _ = _random_case(seed=1)
+    assert weighted_pearson(human, metric) == pytest.approx(pearsonr(human, metric)[0], abs=1e-12)
+    assert weighted_spearman(human, metric) == pytest.approx(spearmanr(human, metric)[0], abs=1e-12)
+    tau, _, _ = pair_statistics(human[None], metric[None])
+    assert tau[0] == pytest.approx(kendalltau(human, metric, variant="b")[0], abs=1e-12)
+
+
+def test_midranks_by_hand():
+    # Values 10, 20, 20, 30 with weights 1, 2, 1, 1 = sample 10, 20, 20, 20, 30:
+    # 10 -> 1, the three 20s share ranks 2..4 -> 3, 30 -> 5.
+    assert weighted_midranks([10, 20, 20, 30], [1, 2, 1, 1]).tolist() == [1, 3, 3, 5]
+
+
+def test_pairwise_accuracy_without_calibration_by_hand():
+    # human 1, 2, 3; metric 1, 1, 3. Pairs: (1,2) metric tie -> wrong, (1,3) and (2,3) concordant.
+    # acc23 = (concordant 2 + tied-in-both 0) / 3 pairs.
+    _, accuracy, epsilon = pair_statistics([[1, 2, 3]], [[1, 1, 3]], calibrate_ties=False)
+    assert accuracy == pytest.approx(2 / 3) and epsilon == 0
+
+
+def test_tie_calibration_by_hand():
+    # human 1, 1, 2; metric 0.0, 0.1, 1.0. Pairs: (a,b) human tie, metric gap 0.1; (a,c) concordant,
+    # gap 1.0; (b,c) concordant, gap 0.9. epsilon 0: 2/3. epsilon 0.1 makes (a,b) a tie in both: 3/3.
+    # epsilon 0.9 also ties (b,c): 2/3. Best: 1.0 at epsilon 0.1.
+    _, accuracy, epsilon = pair_statistics([[1, 1, 2]], [[0.0, 0.1, 1.0]])
+    assert accuracy == pytest.approx(1.0)
+    assert epsilon == pytest.approx(0.1)
+
+
+def _brute_force_accuracy(human, metric, epsilon):
+    correct = total = 0
+    for a, b in combinations(range(len(human)), 2):
+        sign_h = np.sign(human[a] - human[b])
+        sign_m = 0 if abs(metric[a] - metric[b]) <= epsilon else np.sign(metric[a] - metric[b])
+        correct += sign_h == sign_m
+        total += 1
+    return correct / total
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_tie_calibration_equals_exhaustive_search(seed):
+    human, metric, weights = _random_case(seed, n=25)
+    candidates = {0.0} | {abs(x - y) for x in metric for y in metric}
+    best = max(_brute_force_accuracy(human, metric, e) for e in candidates)
+    assert pair_statistics(human[None], metric[None])[1] == pytest.approx(best, abs=1e-12)
+    # and with multiplicities (a bootstrap resample), against the repeated sample
+    h, m = np.repeat(human, weights.astype(int)), np.repeat(metric, weights.astype(int))
+    best = max(_brute_force_accuracy(h, m, e) for e in candidates)
+    assert pair_statistics(human[None], metric[None], weights[None])[1] == pytest.approx(best, abs=1e-12)
+
+
+def _table(human, metrics, systems=None, items=None):
+    return ScoreData(
+        "scores.csv",
+        np.asarray(human, float),
+        {k: np.asarray(v, float) for k, v in metrics.items()},
+        systems,
+        items,
+        "item" if items else None,
+    )
+
+
+def test_system_level_by_hand():
+    # Three systems, two items each. Human system means 10, 20, 30; metric means 0.1, 0.3, 0.2.
+    # Pairs (A,B) and (A,C) agree in sign, (B,C) does not: pairwise accuracy 2/3.
+    data = _table(
+        [10, 10, 20, 20, 30, 30],
+        {"m": [0.1, 0.1, 0.3, 0.3, 0.2, 0.2]},
+        systems=["A", "A", "B", "B", "C", "C"],
+        items=["x", "y"] * 3,
+    )
+    stats = SystemLevel(data).evaluate(data.metrics["m"])
+    assert stats["pairwise_accuracy"][0] == pytest.approx(2 / 3)
+    assert stats["pearson"][0] == pytest.approx(pearsonr([10, 20, 30], [0.1, 0.3, 0.2])[0])
+    assert stats["kendall"][0] == pytest.approx(kendalltau([10, 20, 30], [0.1, 0.3, 0.2])[0])
+
+
+def test_group_by_item_averages_per_item_statistics():
+    rng = np.random.default_rng(5)
+    items = [f"i{k}" for k in range(8) for _ in range(4)]
+    human = rng.normal(size=32)
+    metric = human + rng.normal(0, 0.8, 32)
+    data = _table(human, {"m": metric}, systems=[f"s{k}" for _ in range(8) for k in range(4)], items=items)
+    level = SegmentLevel(data, CorrelationOptions(group_by_item=True))
+    stats = level.evaluate(metric)
+    blocks = [slice(4 * k, 4 * k + 4) for k in range(8)]
+    assert stats["pearson"][0] == pytest.approx(np.mean([pearsonr(human[b], metric[b])[0] for b in blocks]))
+    assert stats["kendall"][0] == pytest.approx(np.mean([kendalltau(human[b], metric[b])[0] for b in blocks]))
+
+
+def test_bootstrap_counts_evaluate_like_explicit_resamples():
+    human, metric, _ = _random_case(seed=6, n=30)
+    data = _table(human, {"m": metric})
+    level = SegmentLevel(data, CorrelationOptions())
+    counts = bootstrap_counts(30, 5, seed=1)
+    stats = level.evaluate(metric, counts)
+    for b in range(5):
+        index = np.repeat(np.arange(30), counts[b])
+        assert stats["pearson"][b] == pytest.approx(pearsonr(human[index], metric[index])[0], abs=1e-12)
+        assert stats["kendall"][b] == pytest.approx(kendalltau(human[index], metric[index])[0], abs=1e-12)
+
+
+def test_pearson_bootstrap_interval_coverage():
+    # Bivariate normal with rho = 0.6, n = 80: the 95 % percentile interval covers 0.6 about 95 % of
+    # the time (a little less is normal for the percentile method at this size).
+    rng = np.random.default_rng(11)
+    cov = [[1, 0.6], [0.6, 1]]
+    hits = 0
+    for k in range(300):
+        x, y = rng.multivariate_normal([0, 0], cov, 80).T
+        low, high = percentile_interval(weighted_pearson(x, y, bootstrap_counts(80, 800, k)), 0.95)
+        hits += low <= 0.6 <= high
+    assert 0.90 <= hits / 300 <= 0.98
+
+
+def test_permutation_test_prefers_the_better_metric():
+    rng = np.random.default_rng(8)
+    human = rng.normal(size=60)
+    data = _table(human, {"good": human + rng.normal(0, 0.3, 60), "noise": rng.normal(size=60)})
+    options = CorrelationOptions(permutations=200)
+    rows = significance_table(data, [SegmentLevel(data, options)], options)
+    pearson = {(r["metric_a"], r["metric_b"]): r for r in rows if r["statistic"] == "pearson"}
+    assert pearson[("good", "noise")]["p_value"] == pytest.approx(1 / 201)  # no permutation reaches it
+    assert pearson[("noise", "good")]["p_value"] > 0.9
+    assert pearson[("good", "noise")]["delta"] == pytest.approx(
+        pearsonr(human, data.metrics["good"])[0] - pearsonr(human, data.metrics["noise"])[0]
+    )
+
+
+def test_permutation_test_is_calm_for_two_copies_of_one_metric():
+    # a and b are the same metric: every swap leaves the difference at 0, so p = 1 both ways.
+    rng = np.random.default_rng(9)
+    human = rng.normal(size=30)
+    metric = human + rng.normal(size=30)
+    data = _table(human, {"a": metric, "b": metric.copy()})
+    options = CorrelationOptions(permutations=50)
+    for row in significance_table(data, [SegmentLevel(data, options)], options):
+        assert row["p_value"] == pytest.approx(1.0)
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_cli_on_demo_data(tmp_path):
+    out = tmp_path / "corr"
+    metrics = ["metric_good", "metric_fair", "metric_weak"]
+    code = main(
+        [
+            "correlate",
+            str(DEMO),
+            "--human",
+            "human",
+            "--metrics",
+            ",".join(metrics),
+            "--system",
+            "system",
+            "--item",
+            "item",
+            "--resamples",
+            "200",
+            "--permutations",
+            "50",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    rows = _read(out / "correlations.csv")
+    expected = ["level", "metric", "n"] + [
+        f"{s}{x}" for s in ("pearson", "spearman", "kendall", "pairwise_accuracy") for x in ("", "_lo", "_hi")
+    ]
+    assert set(expected) <= set(rows[0])
+    assert [(r["level"], r["metric"]) for r in rows] == [
+        (lvl, m) for lvl in ("segment", "system") for m in metrics
+    ]
+    demo = _read(DEMO)
+    human = np.array([float(r["human"]) for r in demo])
+    good = np.array([float(r["metric_good"]) for r in demo])
+    segment = rows[0]
+    assert float(segment["pearson"]) == pytest.approx(pearsonr(human, good)[0], rel=1e-5)
+    assert float(segment["spearman"]) == pytest.approx(spearmanr(human, good)[0], rel=1e-5)
+    assert float(segment["kendall"]) == pytest.approx(kendalltau(human, good)[0], rel=1e-5)
+    assert float(segment["pearson_lo"]) <= float(segment["pearson"]) <= float(segment["pearson_hi"])
+    systems = sorted({r["system"] for r in demo})
+    means_h = [np.mean([float(r["human"]) for r in demo if r["system"] == s]) for s in systems]
+    means_m = [np.mean([float(r["metric_good"]) for r in demo if r["system"] == s]) for s in systems]
+    assert float(rows[3]["pearson"]) == pytest.approx(pearsonr(means_h, means_m)[0], rel=1e-5)
+    significance = _read(out / "significance.csv")
+    assert list(significance[0]) == [
+        "level",
+        "statistic",
+        "metric_a",
+        "metric_b",
+        "delta",
+        "p_value",
+        "permutations",
+    ]
+    assert len(significance) == 2 * 4 * 3 * 2  # levels x statistics x metric pairs x directions
+
+
+def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
+    bad = tmp_path / "scores.csv"
+    bad.write_text("system,item,human,m\nA,x,1,0.5\nA,y,2,n/a\n", encoding="utf-8")
+    assert (
+        main(["correlate", str(bad), "--human", "human", "--metrics", "m", "--out", str(tmp_path / "o")]) == 2
+    )
+    message = capsys.readouterr().err
+    assert f"{bad}:3" in message and "field 'm'" in message
+    assert (
+        main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")])
+        == 2
+    )
+    assert "missing column 'nope'" in capsys.readouterr().err
