@@ -12,6 +12,7 @@ include: "rules/score.smk"
 include: "rules/aggregate.smk"
 include: "rules/significance.smk"
 include: "rules/report.smk"
+include: "rules/validate.smk"
 
 
 rule all:
@@ -20,3 +21,4 @@ rule all:
         significance_files(),
         "results/metrics.json",
         "results/leaderboard.md",
+        validation_outputs(),

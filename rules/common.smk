@@ -8,6 +8,7 @@ DATASETS = list(config["datasets"])
 METHODS = list(config["methods"])
 METRICS = list(config["metrics"])
 LANGUAGES_DIR = config.get("languages_dir", "data/languages")
+VALIDATION_PARTS = list(config.get("validation", {}))
 
 
 wildcard_constraints:
@@ -57,3 +58,7 @@ def run_cards():
 
 def significance_files():
     return expand("results/significance/{dataset}.json", dataset=DATASETS)
+
+
+def validation_outputs():
+    return expand("results/validation/{part}", part=VALIDATION_PARTS)

@@ -8,7 +8,7 @@ LEXC_DIR = Path(__file__).parent / "data" / "fst"
 
 def build_hfstol(lexc_name: str, out_dir: Path) -> Path:
     """lexc → hfst-lexc (generator) → hfst-invert (analyzer) → hfst-fst2fst -O (optimized lookup)."""
-    generator, analyzer, optimized = (out_dir / f"{lexc_name}.{ext}" for ext in ("gen.hfst", "hfst", "hfstol"))
+    generator, analyzer, optimized = (out_dir / f"{lexc_name}.{ext}" for ext in ("gen", "hfst", "hfstol"))
     for command in (["hfst-lexc", "-q", str(LEXC_DIR / f"{lexc_name}.lexc"), "-o", str(generator)],
                     ["hfst-invert", str(generator), "-o", str(analyzer)],
                     ["hfst-fst2fst", "-O", str(analyzer), "-o", str(optimized)]):

@@ -16,7 +16,8 @@ def crk():
 
 
 def scoring(rows, card):
-    entries = [{"id": f"e{i}", "source": "s", "reference": r, "variants": v} for i, (_, r, v) in enumerate(rows)]
+    entries = [{"id": f"e{i}", "source": "s", "reference": r, "variants": v}
+               for i, (_, r, v) in enumerate(rows)]
     predictions = [p for p, _, _ in rows]
     return ScoringInput(entries, predictions, predictions, "eng", "crk", target_card=card)
 
@@ -34,10 +35,10 @@ CASES = [
     ("mêkwâc nipâw", "nipâw", [], "EQUIVALENT", "progressive_aspect"),
     ("nipâw", "nipâw ôma", [], "EQUIVALENT", "optional_particles"),
     ("nipâw atim", "atim nipâw", [], "EQUIVALENT", "word_order"),
-    ("nipāw atim", "atim nipâw", [], "EQUIVALENT", "word_order"),              # spelling AND order: cumulative
+    ("nipāw atim", "atim nipâw", [], "EQUIVALENT", "word_order"),              # spelling and order: cumulative
     ("atim mîcisow", "mîcisow atim ôma", ["atim nipâw"], "EQUIVALENT", "word_order"),
     ("atim mîcisow", "atim nipâw", [], "MISS", None),
-    ("kinipânaw", "ninipân", [], "MISS", None),                                 # 2nd person, not "we": no rule
+    ("kinipânaw", "ninipân", [], "MISS", None),                                 # 2nd person, not "we"
     (None, "atim", [], "NO_OUTPUT", None),
 ]
 

@@ -10,7 +10,8 @@ SPA = {"code": "spa", "name": "Spanish", "scripts": ["Latn"]}
 
 def scoring(rows, card=SPA):
     """rows: (prediction, reference, variants)."""
-    entries = [{"id": f"e{i}", "source": "s", "reference": r, "variants": v} for i, (_, r, v) in enumerate(rows)]
+    entries = [{"id": f"e{i}", "source": "s", "reference": r, "variants": v}
+               for i, (_, r, v) in enumerate(rows)]
     predictions = [p for p, _, _ in rows]
     return ScoringInput(entries, predictions, predictions, "eng", card["code"], target_card=card)
 

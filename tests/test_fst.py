@@ -89,7 +89,8 @@ def test_card_without_analyzer_is_unavailable():
 
 def test_lttoolbox_acceptance_golden(spa_card):
     result = FstAcceptance().score(scoring(["Los perros duermen xyzzy.", "MADRID es grande"], spa_card))
-    # e0: Los (as "los"), perros, duermen accepted, xyzzy not → 3/4.  e1: MADRID (as "Madrid"), es, grande → 3/3.
+    # e0: Los (as "los"), perros, duermen accepted, xyzzy not → 3/4.
+    # e1: MADRID (as "Madrid"), es, grande → 3/3.
     # corpus = 6/7; by method: exact perros duermen es grande = 4, lowercase Los = 1, titlecase MADRID = 1
     assert result.values == pytest.approx([0.75, 1.0])
     assert result.corpus_value == pytest.approx(6 / 7)
@@ -156,3 +157,12 @@ def test_morphological_accuracy_without_annotations_is_unavailable(hfstol):
 def test_malformed_morphology_names_the_entry_and_field(hfstol):
     with pytest.raises(InputError, match="e0.*morphology"):
         MorphologicalAccuracy().score(scoring(["atim"], crk_card(hfstol), {0: [{"form": "atim"}]}))
+
+
+@pytest.mark.parametrize("backend", ["hfstol", "lttoolbox"])
+def test_file_that_is_not_an_analyzer_is_unavailable(tmp_path, backend):
+    path = tmp_path / "garbage.bin"
+    path.write_bytes(b"not a transducer")
+    card = {"code": "xxx", "name": "X", "scripts": ["Latn"], "fst_analyzer": {"backend": backend, "path": str(path)}}
+    result = FstAcceptance().score(scoring(["perros"], card))
+    assert result.corpus_value is None and str(path) in result.reason

@@ -15,6 +15,7 @@ from lyss.text import words
 
 CARDS = Path("data/languages")
 AFRICOMET = "masakhane/africomet-mtl"
+CRK_MODULE = "lyss.eval_standards.crk.metrics"
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +26,8 @@ def cards():
 def test_shipped_cards_validate_and_include_eng_spa_crk(cards):
     assert {"eng", "spa", "crk"} <= cards.keys()
     assert cards["crk"]["fst_analyzer"]["backend"] == "hfstol"
-    assert cards["spa"]["fst_analyzer"] == {"backend": "lttoolbox",
-                                            "path": "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"}
+    spa_bin = "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"
+    assert cards["spa"]["fst_analyzer"] == {"backend": "lttoolbox", "path": spa_bin}
 
 
 def test_35_african_cards_resolve_to_africomet(cards):
@@ -49,7 +50,8 @@ def write_card(tmp_path, text, code="xyz"):
 
 
 def test_schema_rejects_unknown_backend_naming_the_field(tmp_path):
-    path = write_card(tmp_path, "code: xyz\nname: X\nscripts: [Latn]\nfst_analyzer: {backend: foma, path: a}\n")
+    text = "code: xyz\nname: X\nscripts: [Latn]\nfst_analyzer: {backend: foma, path: a}\n"
+    path = write_card(tmp_path, text)
     with pytest.raises(InputError, match=r"fst_analyzer\.backend"):
         load_card(path)
 
@@ -74,22 +76,22 @@ def test_declared_plugin_replaces_the_generic_metric(cards):
 
 
 def test_plugin_that_fails_to_load_is_a_hard_error_naming_card_and_module():
-    card = {"code": "zzz", "evalMetrics": [{"metric": "equivalent_match_rate", "module": "lyss.no_such_module",
-                                            "class": "Nope"}]}
+    plugin = {"metric": "equivalent_match_rate", "module": "lyss.no_such_module", "class": "Nope"}
+    card = {"code": "zzz", "evalMetrics": [plugin]}
     with pytest.raises(InputError, match=r"language card 'zzz'.*lyss\.no_such_module"):
         resolve_metric("equivalent_match_rate", card)
 
 
 def test_plugin_with_another_metric_id_is_rejected():
-    card = {"code": "zzz", "evalMetrics": [{"metric": "fst_acceptance_rate", "module": "lyss.eval_standards.crk.metrics",
-                                            "class": "CrkLinterMetric"}]}
+    plugin = {"metric": "fst_acceptance_rate", "module": CRK_MODULE, "class": "CrkLinterMetric"}
+    card = {"code": "zzz", "evalMetrics": [plugin]}
     with pytest.raises(InputError, match="not a metric with id 'fst_acceptance_rate'"):
         language_plugin(card, "fst_acceptance_rate")
 
 
 def test_crk_card_declares_its_plugins_as_data():
     card = yaml.safe_load((CARDS / "crk.yaml").read_text(encoding="utf-8"))
-    assert card["evalMetrics"] == [{"metric": "equivalent_match_rate", "module": "lyss.eval_standards.crk.metrics",
+    assert card["evalMetrics"] == [{"metric": "equivalent_match_rate", "module": CRK_MODULE,
                                     "class": "CrkLinterMetric"}]
 
 

@@ -23,7 +23,7 @@ def test_sro_golden(crk):
     result = OrthographicAccuracy().score(scoring([
         "ê-nipât Atim.",          # 2/2: SRO letters only (case folded), hyphenated preverb
         "nipaaw atim",            # 1/2: doubled vowel is not SRO
-        "nipâw mīcisow",          # 1/2: circumflex 1 word, macron 1 word → tie, circumflex (listed first) wins
+        "nipâw mīcisow",          # 1/2: circumflex 1 word, macron 1 → tie, circumflex (listed first) wins
         "nipāw mīcisow ôma",      # 2/3: macron 2 words, circumflex 1 → ôma is the odd one out
         "nipew",                  # 0/1: plain e is not an SRO letter
         "atim 42 !",              # 1/1: the number and the punctuation are not words

@@ -19,7 +19,8 @@ def spa():
 
 def scoring(rows, card):
     """rows: (prediction, glossary)."""
-    entries = [{"id": f"e{i}", "source": "s", "reference": "r", "glossary": g} for i, (_, g) in enumerate(rows)]
+    entries = [{"id": f"e{i}", "source": "s", "reference": "r", "glossary": g}
+               for i, (_, g) in enumerate(rows)]
     predictions = [p for p, _ in rows]
     return ScoringInput(entries, predictions, predictions, "eng", "spa", target_card=card)
 

@@ -55,9 +55,7 @@ def scores(rng: np.random.Generator) -> None:
             fair = round(0.4 + 0.008 * quality + rng.normal(0, 0.12), 4)
             weak = round(20 + 0.1 * quality + rng.normal(0, 4), 2)
             rows.append([name, f"seg{i + 1:02d}", human, good, fair, weak])
-    write_rows(
-        HERE / "scores.csv", ["system", "item", "human", "metric_good", "metric_fair", "metric_weak"], rows
-    )
+    write_rows(HERE / "scores.csv", ["system", "item", "human", "metric_good", "metric_fair", "metric_weak"], rows)
 
 
 JUDGES = ["judge_a", "judge_b", "judge_c", "judge_d", "judge_e", "judge_f", "judge_g"]
@@ -78,8 +76,7 @@ def grades(rng: np.random.Generator) -> None:
             truth = latent[k]
             human = int(np.clip(np.rint(truth + rng.normal(0, 0.35)), 1, 5))
             blind = [
-                int(np.clip(np.rint(truth + b + rng.normal(0, s)), 1, 5))
-                for b, s in zip(BIAS, NOISE, strict=True)
+                int(np.clip(np.rint(truth + b + rng.normal(0, s)), 1, 5)) for b, s in zip(BIAS, NOISE, strict=True)
             ]
             metric = round(float(1 / (1 + np.exp(-(truth - 3 + rng.normal(0, 0.6))))), 4)
             anchor = int(rng.integers(1, 6))

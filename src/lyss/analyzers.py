@@ -80,11 +80,11 @@ class LttoolboxAnalyzer:
             stream = "".join(_APERTIUM_RESERVED.sub(r"\\\1", w) + " \0" for w in new)
             done = subprocess.run([LT_PROC, "-c", "-z", str(self.path)], input=stream.encode(),
                                   capture_output=True, check=False)
-            if done.returncode != 0:
-                raise AnalyzerUnavailable(f"lt-proc failed on {self.path}: {done.stderr.decode().strip()}")
             chunks = done.stdout.decode().split("\0")
-            if len(chunks) < len(new):
-                raise AnalyzerUnavailable(f"lt-proc returned {len(chunks)} results for {len(new)} words")
+            if done.returncode != 0 or len(chunks) < len(new):
+                raise AnalyzerUnavailable(f"lt-proc cannot analyse with {str(self.path)!r} (exit {done.returncode}, "
+                                          f"{len(chunks) - 1} results for {len(new)} words): "
+                                          f"{done.stderr.decode().strip()}")
             for word, chunk in zip(new, chunks, strict=False):
                 self._memo[word] = _parse_chunk(chunk)
         return {w: self._memo[w] for w in words}
@@ -123,8 +123,9 @@ def load_analyzer(card: dict):
         raise AnalyzerUnavailable(f"{LT_PROC} (lttoolbox) is not installed; needed by language card {code!r}")
     try:
         return _load(spec["backend"], str(path.resolve()))
-    except (OSError, ValueError, IndexError) as err:
-        raise AnalyzerUnavailable(f"cannot read FST analyzer {str(path)!r} of card {code!r}: {err}") from None
+    except Exception as err:  # whatever a reader raises on a file that is not a transducer
+        raise AnalyzerUnavailable(f"cannot read FST analyzer {str(path)!r} of card {code!r}: "
+                                  f"{type(err).__name__}: {err}") from None
 
 
 def _case_candidates(word: str, caseless: bool) -> list[tuple[str, str]]:

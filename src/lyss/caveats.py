@@ -45,13 +45,13 @@ def near_copy(a: str, b: str, similarity: float) -> bool:
 
 
 def _source_copy(entries, outputs, settings) -> np.ndarray:
-    similarity = settings.get("copy_similarity", 0.9)
+    similarity = settings["copy_similarity"]
     return np.array([has_content(p) and near_copy(p, e["source"], similarity)
                      and not near_copy(e["reference"], e["source"], similarity)
                      for e, p in zip(entries, outputs, strict=True)])
 
 
-def _near_constant(entries, outputs, settings) -> np.ndarray:
+def _near_constant(entries, outputs) -> np.ndarray:
     references_by_output: dict[str, set[str]] = {}
     for entry, output in zip(entries, outputs, strict=True):
         if has_content(output):
@@ -89,9 +89,9 @@ def entry_flags(entries: list[dict], predictions: list[str | None], settings: di
     ratios = _length_ratios(entries, outputs)
     flags = {
         "source_copy": _source_copy(entries, outputs, settings),
-        "near_constant_output": _near_constant(entries, outputs, settings),
-        "length_deflation": np.nan_to_num(ratios, nan=1.0) < settings.get("length_ratio_low", 0.5),
-        "length_inflation": np.nan_to_num(ratios, nan=1.0) > settings.get("length_ratio_high", 2.0),
+        "near_constant_output": _near_constant(entries, outputs),
+        "length_deflation": np.nan_to_num(ratios, nan=1.0) < settings["length_ratio_low"],
+        "length_inflation": np.nan_to_num(ratios, nan=1.0) > settings["length_ratio_high"],
         "empty_output": np.array([not has_content(p) for p in outputs]),
     }
     misaligned = _misaligned(entries, outputs, settings)
@@ -102,11 +102,12 @@ def entry_flags(entries: list[dict], predictions: list[str | None], settings: di
 
 def score_caveats(entries: list[dict], predictions: list[str | None], settings: dict) -> list[dict]:
     """The caveats a run raises: `{id, share, threshold, entries, message}` for each pattern whose share
-    of entries reaches its threshold (`settings["thresholds"]`), in a fixed order."""
+    of entries reaches its threshold, in a fixed order. `settings` is params.yaml's `caveats` section;
+    a pattern without a threshold there is not raised."""
     if not entries:
         return []
-    thresholds = settings.get("thresholds", {})
-    low, high = settings.get("length_ratio_low", 0.5), settings.get("length_ratio_high", 2.0)
+    thresholds = settings["thresholds"]
+    low, high = settings["length_ratio_low"], settings["length_ratio_high"]
     raised = []
     for caveat, flags in entry_flags(entries, predictions, settings).items():
         share = float(np.mean(flags))
@@ -121,6 +122,6 @@ def score_caveats(entries: list[dict], predictions: list[str | None], settings: 
 
 def gated_tier(tier: str, caveats: list[dict], settings: dict) -> str:
     """`baseline` for a scored run with caveats when the gate is on; the tier unchanged otherwise."""
-    if settings.get("gate_tier", True) and caveats and tier != "unscored":
+    if settings["gate_tier"] and caveats and tier != "unscored":
         return "baseline"
     return tier

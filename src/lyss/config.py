@@ -7,6 +7,7 @@ from pathlib import Path
 from lyss.errors import InputError
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+VALIDATION_PARTS = ("labels", "correlate", "jury", "probe")
 REQUIRED_SECTIONS = ("datasets", "methods", "metrics", "composite", "tiers", "stats")
 
 
@@ -56,6 +57,12 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
     for metric, rule in config["composite"].get("normalisation", {}).items():
         _require(rule in ("identity", "divide_by_100", "invert"), source, f"composite.normalisation.{metric}",
                  f"unknown normalisation {rule!r} (identity, divide_by_100, invert)")
+    for part, settings in config.get("validation", {}).items():
+        key = f"validation.{part}"
+        _require(part in VALIDATION_PARTS, source, key, f"unknown validation part; known: {', '.join(VALIDATION_PARTS)}")
+        _require(isinstance(settings, dict) and "input" in settings, source, f"{key}.input", "missing")
+        _require(Path(settings["input"]).exists(), source, f"{key}.input", f"{settings['input']} does not exist")
+        _require(isinstance(settings.get("args", {}), dict), source, f"{key}.args", "must be a mapping of options")
     tiers = config["tiers"]
     _require(isinstance(tiers, list) and tiers and all({"name", "min"} <= set(t) for t in tiers), source, "tiers",
              "must be a list of {name, min}")

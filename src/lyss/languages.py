@@ -76,7 +76,7 @@ def language_plugin(card: dict | None, metric_id: str):
     where = f"language card {card.get('code', '?')!r}"
     try:
         plugin = getattr(importlib.import_module(spec["module"]), spec["class"])()
-    except Exception as err:  # noqa: BLE001 — any import/constructor failure is reported the same way
+    except Exception as err:  # any import or constructor failure is reported the same way
         problem = (f"cannot load plugin {spec['class']!r} from module {spec['module']!r} for metric "
                    f"{metric_id!r}: {type(err).__name__}: {err}")
         raise InputError(where, problem, field="evalMetrics") from err

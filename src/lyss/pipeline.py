@@ -12,7 +12,7 @@ from lyss.fingerprint import run_fingerprint
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
 from lyss.languages import load_cards
 from lyss.metric_files import read_metric_result, write_metric_result
-from lyss.metrics import ScoringInput, get_metric
+from lyss.metrics import ScoringInput, resolve_metric
 from lyss.runcard import build_run_card, validate_run_card
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.hooks import resolve_hooks
@@ -86,7 +86,7 @@ def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_di
 def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, languages_dir, options,
                  out_path):
     data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir, options)
-    result = get_metric(metric_id).score(data)
+    result = resolve_metric(metric_id, data.target_card).score(data)
     write_metric_result(out_path, result, data.ids)
     return result
 

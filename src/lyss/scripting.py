@@ -23,3 +23,20 @@ def logged(log_path):
             sys.exit(1)
         finally:
             sys.stderr = original
+
+
+def option_flags(options: dict) -> list[str]:
+    """{"scale": [-3, 3], "group_by_item": True, "seed": 1} → ["--scale", "-3", "3", "--group-by-item", "--seed", "1"];
+    lists give several values, True a bare flag, False/None nothing."""
+    argv = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, list):
+            argv += [flag, *map(str, value)]
+        else:
+            argv += [flag, str(value)]
+    return argv

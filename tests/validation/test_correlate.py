@@ -215,9 +215,7 @@ def test_cli_on_demo_data(tmp_path):
         f"{s}{x}" for s in ("pearson", "spearman", "kendall", "pairwise_accuracy") for x in ("", "_lo", "_hi")
     ]
     assert set(expected) <= set(rows[0])
-    assert [(r["level"], r["metric"]) for r in rows] == [
-        (lvl, m) for lvl in ("segment", "system") for m in metrics
-    ]
+    assert [(r["level"], r["metric"]) for r in rows] == [(lvl, m) for lvl in ("segment", "system") for m in metrics]
     demo = _read(DEMO)
     human = np.array([float(r["human"]) for r in demo])
     good = np.array([float(r["metric_good"]) for r in demo])
@@ -246,13 +244,8 @@ def test_cli_on_demo_data(tmp_path):
 def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
     bad = tmp_path / "scores.csv"
     bad.write_text("system,item,human,m\nA,x,1,0.5\nA,y,2,n/a\n", encoding="utf-8")
-    assert (
-        main(["correlate", str(bad), "--human", "human", "--metrics", "m", "--out", str(tmp_path / "o")]) == 2
-    )
+    assert main(["correlate", str(bad), "--human", "human", "--metrics", "m", "--out", str(tmp_path / "o")]) == 2
     message = capsys.readouterr().err
     assert f"{bad}:3" in message and "field 'm'" in message
-    assert (
-        main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")])
-        == 2
-    )
+    assert main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")]) == 2
     assert "missing column 'nope'" in capsys.readouterr().err

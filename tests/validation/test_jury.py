@@ -17,6 +17,7 @@ from lyss.validation.calibration import leave_one_corpus_out, quantile_map
 from lyss.validation.jury import (
     GradesData,
     JuryOptions,
+    before_after_table,
     build_members,
     judge_table,
     size_and_combination_tables,
@@ -129,9 +130,7 @@ def _synthetic(seed=3, sizes=(40, 30, 30)):
     corpus = np.concatenate([[f"c{k}"] * n for k, n in enumerate(sizes)])
     truth = rng.uniform(0.6, 5.4, len(corpus))
     human = np.clip(np.rint(truth + rng.normal(0, 0.3, len(corpus))), 1, 5)
-    judges = {
-        f"j{k}": np.clip(np.rint(truth + 0.8 + rng.normal(0, 0.8, len(corpus))), 1, 5) for k in range(5)
-    }
+    judges = {f"j{k}": np.clip(np.rint(truth + 0.8 + rng.normal(0, 0.8, len(corpus))), 1, 5) for k in range(5)}
     return _grades_data(human, corpus, judges)
 
 
@@ -150,16 +149,14 @@ def test_judge_table_against_sklearn_and_scipy_and_ranks():
     data = _synthetic(seed=4)
     names = list(data.judges)
     options = JuryOptions()
-    rows, _ = judge_table(data, build_members(data, names, options), options)
+    rows, _ = judge_table(data, build_members(data, names, options), names, options)
     mask = data.corpus == "c1"
     row = next(r for r in rows if r["corpus"] == "c1" and r["member"] == "j2" and not r["calibrated"])
     assert row["qwk"] == pytest.approx(
         cohen_kappa_score(data.human[mask], data.judges["j2"][mask], weights="quadratic", labels=LEVELS),
         abs=1e-12,
     )
-    assert row["spearman"] == pytest.approx(
-        spearmanr(data.human[mask], data.judges["j2"][mask])[0], abs=1e-12
-    )
+    assert row["spearman"] == pytest.approx(spearmanr(data.human[mask], data.judges["j2"][mask])[0], abs=1e-12)
     raw = [r for r in rows if r["corpus"] == "c1" and not r["calibrated"]]
     singles = {r["member"]: r["exact"] for r in raw if not r["member"].startswith("jury:")}
     for r in raw:
@@ -177,14 +174,13 @@ def test_size_curve_and_combinations_by_hand():
     assert [(r["size"], r["combinations"]) for r in sizes] == [(1, 3), (3, 1)]
     assert sizes[0]["exact"] == pytest.approx(0.5) and sizes[1]["exact"] == pytest.approx(0.5)
     (combo,) = combos
-    assert combo["member_mean_exact"] == pytest.approx(0.5) and combo["member_best_exact"] == pytest.approx(
-        0.75
-    )
+    assert combo["member_mean_exact"] == pytest.approx(0.5) and combo["member_best_exact"] == pytest.approx(0.75)
     assert not combo["beats_member_mean"] and not combo["at_least_member_best"]
     assert counts["raw"]["x"] == {
         "combinations": 1,
         "beats_member_mean": 0,
         "at_least_member_best": 0,
+        "beats_member_best": 0,
         "both": 0,
     }
 
@@ -195,6 +191,22 @@ def test_seven_judges_give_57_odd_combinations():
     data.kinds |= {"j5": "grade", "j6": "grade"}
     _, _, counts = size_and_combination_tables(data, list(data.judges), JuryOptions())
     assert counts["calibrated"]["every corpus"]["combinations"] == 35 + 21 + 1
+
+
+def test_before_after_by_hand():
+    # One corpus, judges j0 j1 j2 as in the size-curve case: exact 3/4, 2/4, 1/4; raw median jury 2/4.
+    # Member mean 0.5, best j0 0.75, gain 0, beats nobody strictly except j2 (0.25): 1 member beaten.
+    # Biases: j0 (8 - 10)/4 = -0.5, j1 (9 - 10)/4 = -0.25, j2 (10 - 10)/4 = 0 -> mean -0.25.
+    data = _grades_data([1, 2, 3, 4], ["x"] * 4, {"j0": [1, 2, 3, 2], "j1": [1, 3, 3, 2], "j2": [2, 3, 1, 4]})
+    names = ["j0", "j1", "j2"]
+    options = JuryOptions()
+    judge_rows, _ = judge_table(data, build_members(data, names, options), names, options)
+    (row,) = before_after_table(data, judge_rows, names, options)
+    assert row["jury_raw"] == pytest.approx(0.5) and row["member_mean_raw"] == pytest.approx(0.5)
+    assert row["best_member_raw"] == "j0" and row["member_best_raw"] == pytest.approx(0.75)
+    assert row["members_beaten_raw"] == 1 and row["gain_raw"] == pytest.approx(0.0)
+    assert row["human_mean"] == pytest.approx(2.5) and row["member_bias_mean"] == pytest.approx(-0.25)
+    assert "jury_cal" not in row  # one corpus: nothing to calibrate out of corpus
 
 
 def test_unanimity_by_hand():
@@ -226,9 +238,7 @@ def test_anchor_table_effect_and_split():
     data = _synthetic(seed=6)
     rng = np.random.default_rng(0)
     data.anchor = rng.integers(1, 6, len(data.items)).astype(float)
-    data.anchored = {
-        n: np.where(rng.random(len(data.items)) < 0.4, data.anchor, v) for n, v in data.judges.items()
-    }
+    data.anchored = {n: np.where(rng.random(len(data.items)) < 0.4, data.anchor, v) for n, v in data.judges.items()}
     options = JuryOptions(resamples=300)
     rows = anchor_table(data, list(data.judges), options)
     assert {r["member"] for r in rows} == {*data.judges, "judges:mean", "jury:median", "jury:mean"}
@@ -287,15 +297,9 @@ def test_cli_on_demo_data(tmp_path):
     human = np.array([float(r["human"]) for r in news])
     matrix = np.array([[float(r[j]) for j in JUDGES] for r in news])
     median = np.floor(np.median(matrix, axis=1) + 0.5)
-    row = next(
-        r
-        for r in judges
-        if r["corpus"] == "news" and r["member"] == "jury:median" and r["calibrated"] == "no"
-    )
+    row = next(r for r in judges if r["corpus"] == "news" and r["member"] == "jury:median" and r["calibrated"] == "no")
     assert float(row["exact"]) == pytest.approx(np.mean(median == human), abs=1e-6)
-    row = next(
-        r for r in judges if r["corpus"] == "news" and r["member"] == "judge_a" and r["calibrated"] == "no"
-    )
+    row = next(r for r in judges if r["corpus"] == "news" and r["member"] == "judge_a" and r["calibrated"] == "no")
     assert float(row["bias"]) == pytest.approx(matrix[:, 0].mean() - human.mean(), abs=1e-5)
     assert float(row["qwk"]) == pytest.approx(
         cohen_kappa_score(human, matrix[:, 0], weights="quadratic", labels=LEVELS), abs=1e-5

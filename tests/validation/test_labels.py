@@ -89,9 +89,7 @@ def test_bootstrap_interval_coverage_on_simulated_data():
 
 def test_bootstrap_interval_is_deterministic_for_a_seed():
     values = [1, -2, 3, 0, 2, 2]
-    assert bootstrap_mean_interval(values, 2000, 0.9, seed=5) == bootstrap_mean_interval(
-        values, 2000, 0.9, seed=5
-    )
+    assert bootstrap_mean_interval(values, 2000, 0.9, seed=5) == bootstrap_mean_interval(values, 2000, 0.9, seed=5)
 
 
 def test_krippendorff_hand_case():

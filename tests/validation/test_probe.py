@@ -17,6 +17,7 @@ from lyss.validation.probe import (
     ProbeOptions,
     Record,
     accuracy_table,
+    auroc_table,
     comparison_table,
     determinism_table,
     mcnemar_exact,
@@ -56,8 +57,8 @@ def test_auroc_by_hand_and_against_sklearn():
     )
 
 
-def _record(run, condition, item, gold, probs, options=None, line=1):
-    return Record(line, run, condition, item, gold, probs, options or {k: k for k in probs})
+def _record(run, condition, item, gold, probs, options=None, line=1, confidence=None):
+    return Record(line, run, condition, item, gold, probs, options or {k: k for k in probs}, confidence)
 
 
 SHIFT = {"loc": "hum", "hum": "loc", "num": "num"}  # shown label -> category of its definition
@@ -130,6 +131,18 @@ def test_comparison_by_hand():
     assert row["difference_lo"] <= row["difference"] <= row["difference_hi"]
 
 
+def test_auroc_of_the_confidence_field():
+    # Right answers carry confidence 0.2 and 0.4, wrong ones 0.9: the field ranks every wrong answer
+    # above every right one, AUROC 0; the top probabilities (0.9, 0.8 right; 0.6 wrong) give 1.
+    records = [
+        _record("r", "c", "q0", "a", {"a": 0.9, "b": 0.1}, confidence=0.2),
+        _record("r", "c", "q1", "a", {"a": 0.8, "b": 0.2}, confidence=0.4),
+        _record("r", "c", "q2", "a", {"a": 0.4, "b": 0.6}, confidence=0.9),
+    ]
+    (row,) = auroc_table(Probe(records, "runs.jsonl"), "r", ProbeOptions(resamples=200))
+    assert row["auroc"] == pytest.approx(1.0) and row["auroc_confidence"] == pytest.approx(0.0)
+
+
 def test_threshold_table_by_hand():
     # base top probabilities 0.7, 0.7, 0.5, 0.9 (right, right, wrong, right). Threshold 0.7:
     # accepted q0, q1, q3 (all right), deferred q2 (wrong).
@@ -159,9 +172,7 @@ def test_determinism_check_finds_the_last_digit():
 
 
 def _write_jsonl(path: Path, objects) -> Path:
-    path.write_text(
-        "".join((o if isinstance(o, str) else json.dumps(o)) + "\n" for o in objects), encoding="utf-8"
-    )
+    path.write_text("".join((o if isinstance(o, str) else json.dumps(o)) + "\n" for o in objects), encoding="utf-8")
     return path
 
 
@@ -207,10 +218,10 @@ def test_cli_on_demo_data(tmp_path):
     with open(out / "auroc.csv", encoding="utf-8") as handle:
         aucs = {r["condition"]: r for r in csv.DictReader(handle)}
     shifted = [r for r in records if r["condition"] == "shifted" and r["run"] == "r1"]
-    expected = roc_auc_score(
-        [category(r) == r["gold"] for r in shifted], [max(r["probs"].values()) for r in shifted]
-    )
+    expected = roc_auc_score([category(r) == r["gold"] for r in shifted], [max(r["probs"].values()) for r in shifted])
     assert float(aucs["shifted"]["auroc"]) == pytest.approx(expected, abs=1e-6)
+    expected = roc_auc_score([category(r) == r["gold"] for r in shifted], [r["confidence"] for r in shifted])
+    assert float(aucs["shifted"]["auroc_confidence"]) == pytest.approx(expected, abs=1e-6)
     with open(out / "determinism.csv", encoding="utf-8") as handle:
         determinism = {r["condition"]: r for r in csv.DictReader(handle)}
     assert determinism["label_only"]["identical"] == "no" and determinism["letters"]["identical"] == "yes"
@@ -226,9 +237,7 @@ def test_cli_on_demo_data(tmp_path):
 
 
 def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
-    path = _write_jsonl(
-        tmp_path / "runs.jsonl", [GOOD, {**GOOD, "item": "q2", "probs": {"a": 0.5, "b": 0.2}}]
-    )
+    path = _write_jsonl(tmp_path / "runs.jsonl", [GOOD, {**GOOD, "item": "q2", "probs": {"a": 0.5, "b": 0.2}}])
     assert main(["probe", str(path), "--out", str(tmp_path / "o")]) == 2
     message = capsys.readouterr().err
     assert f"{path}:2" in message and "field 'probs'" in message

@@ -142,9 +142,7 @@ def register(subparsers) -> None:
         default=4,
         help="grade >= threshold is the positive class for sensitivity/specificity/F1 (default 4)",
     )
-    parser.add_argument(
-        "--rules", default=",".join(RULES), help=f"aggregation rules (default {','.join(RULES)})"
-    )
+    parser.add_argument("--rules", default=",".join(RULES), help=f"aggregation rules (default {','.join(RULES)})")
     parser.add_argument(
         "--trim",
         type=non_negative,
@@ -164,9 +162,7 @@ def register(subparsers) -> None:
         help="rule whose score is calibrated for the calibrated jury (default mean)",
     )
     parser.add_argument("--jury", help="comma-separated jury members (default: every judge holding grades)")
-    parser.add_argument(
-        "--all-sizes", action="store_true", help="size curve over every size, not only odd ones"
-    )
+    parser.add_argument("--all-sizes", action="store_true", help="size curve over every size, not only odd ones")
     parser.add_argument("--anchor", help="column with the anchor grade shown in the anchored condition")
     parser.add_argument(
         "--anchored-suffix",
@@ -216,13 +212,12 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         raise InputError(
             args.grades,
-            f"--anchor needs anchored grades for every jury member; no column "
-            f"'{missing[0]}{args.anchored_suffix}'",
+            f"--anchor needs anchored grades for every jury member; no column '{missing[0]}{args.anchored_suffix}'",
             line=1,
             field=missing[0] + args.anchored_suffix,
         )
     members = build_members(data, names, options)
-    judge_rows, per_grade = judge_table(data, members, options)
+    judge_rows, per_grade = judge_table(data, members, names, options)
     sizes, combos, counts = size_and_combination_tables(data, names, options)
     distributions = distribution_table(data, members, names, options)
     tables = {
@@ -249,9 +244,12 @@ def run(args: argparse.Namespace) -> int:
         ]
         plot_distributions(distributions, series, args.out / "distributions.png")
     write_json_atomic(args.out / "summary.json", json_ready(_summary(data, names, options, counts)))
-    print(
-        f"scored {len(judges)} judges and {len(rules)} jury rules on {len(data.items)} items -> {args.out}/"
-    )
+    print(f"scored {len(judges)} judges and {len(rules)} jury rules on {len(data.items)} items -> {args.out}/")
+    continuous = [name for name, kind in data.kinds.items() if kind == "continuous"]
+    if continuous:
+        print(f"note: not all values on the grade scale, treated as continuous scores: {', '.join(continuous)}")
+    if not can_calibrate(data):
+        print("note: one corpus only, so no leave-one-corpus-out calibration")
     return 0
 
 

@@ -78,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
         touching=args.touching,
         min_ratings=max(1, args.min_ratings),
     )
-    ratings = read_ratings(
-        read_csv(args.ratings), args.item_col, args.annotator_col, args.score_col, (low, high)
-    )
+    ratings = read_ratings(read_csv(args.ratings), args.item_col, args.annotator_col, args.score_col, (low, high))
     labels = label_items(ratings, rules)
     write_csv(args.out / "labels.csv", LABEL_COLUMNS, [asdict(x) for x in labels])
     header, table = crosstab(labels)

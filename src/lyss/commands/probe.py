@@ -89,9 +89,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("runs", type=Path, help="JSONL, one object per (run, condition, item)")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
-    parser.add_argument(
-        "--run", help="run analysed by comparisons, AUROC, thresholds, two-call (default: first)"
-    )
+    parser.add_argument("--run", help="run analysed by comparisons, AUROC, thresholds, two-call (default: first)")
     parser.add_argument("--pairs", help="condition pairs to compare, e.g. C0:C1,C0:C3 (default: every pair)")
     parser.add_argument(
         "--thresholds",

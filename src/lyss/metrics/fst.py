@@ -47,9 +47,9 @@ class FstAcceptance:
         n = len(data.entries)
         try:
             analyzer = load_analyzer(data.target_card)
+            tokens, analysed = _analyse_predictions(analyzer, data)
         except AnalyzerUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err))
-        tokens, analysed = _analyse_predictions(analyzer, data)
         hits = np.array([sum(analysed[w].accepted for w in ws) for ws in tokens], dtype=float)
         totals = np.array([len(ws) for ws in tokens], dtype=float)
         if not totals.sum():
@@ -97,9 +97,9 @@ class MorphologicalAccuracy:
                                             "(expected analyses per entry)")
         try:
             analyzer = load_analyzer(data.target_card)
+            tokens, analysed = _analyse_predictions(analyzer, data)
         except AnalyzerUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err))
-        tokens, analysed = _analyse_predictions(analyzer, data)
         hits = np.array([sum(_satisfied(item, ws, analysed) for item in items)
                          for items, ws in zip(annotations, tokens, strict=True)], dtype=float)
         totals = np.array([len(items) for items in annotations], dtype=float)

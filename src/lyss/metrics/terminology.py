@@ -32,15 +32,15 @@ class _TermMatcher:
         self.card = card
         self.tokens = [[w.casefold() for w in words(p or "", card)] for p in data.predictions]
         self.lemma_sets: dict[str, set[str]] | None = None
+        vocabulary = {w for ws in self.tokens for w in ws}
+        vocabulary |= {w.casefold() for t in terms for w in words(t, card)}
         try:
             analyzer = load_analyzer(card)
+            analysed = analyse_words(analyzer, sorted(vocabulary), card.get("caseless", False))
         except AnalyzerUnavailable as err:
             self.backend = f"surface forms only ({err})"
             return
         self.backend = f"surface forms and lemmas ({analyzer.backend}: {analyzer.path})"
-        vocabulary = {w for ws in self.tokens for w in ws}
-        vocabulary |= {w.casefold() for t in terms for w in words(t, card)}
-        analysed = analyse_words(analyzer, sorted(vocabulary), card.get("caseless", False))
         self.lemma_sets = {w: {lemma.casefold() for a in wa.analyses for lemma in lemmas(a)}
                            for w, wa in analysed.items()}
 

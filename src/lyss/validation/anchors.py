@@ -51,9 +51,7 @@ def accuracy_change(human, blind, anchored, anchor, levels) -> dict:
     row["exact_effect"] = row["exact_anchored"] - row["exact_blind"]
     for tag, mask in (("anchor_true", truth), ("anchor_false", ~truth)):
         row[f"exact_blind_{tag}"] = float(np.mean(blind[mask] == human[mask])) if mask.any() else float("nan")
-        row[f"exact_anchored_{tag}"] = (
-            float(np.mean(anchored[mask] == human[mask])) if mask.any() else float("nan")
-        )
+        row[f"exact_anchored_{tag}"] = float(np.mean(anchored[mask] == human[mask])) if mask.any() else float("nan")
     return row
 
 
@@ -111,9 +109,7 @@ def anchor_table(data: GradesData, names: list[str], options: JuryOptions) -> li
                 **accuracy_change(human, blind, anchored, anchor, options.levels),
             }
             gains.append((anchored == human).astype(float) - (blind == human))
-            row["exact_effect_lo"], row["exact_effect_hi"] = _effect_interval(
-                gains[-1], counts, options.confidence
-            )
+            row["exact_effect_lo"], row["exact_effect_hi"] = _effect_interval(gains[-1], counts, options.confidence)
             corpus_rows.append(row)
         if judges:
             # The judges' average: mean of each statistic, interval of the mean per-item gain.

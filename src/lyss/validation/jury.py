@@ -141,9 +141,7 @@ def jury_members(data: GradesData, options: JuryOptions) -> list[str]:
         if name not in data.judges:
             raise InputError(data.path, f"jury member '{name}' is not one of the judge columns", field=name)
         if data.kinds[name] != "grade":
-            raise InputError(
-                data.path, f"jury member '{name}' holds continuous scores, not grades", field=name
-            )
+            raise InputError(data.path, f"jury member '{name}' holds continuous scores, not grades", field=name)
     if len(names) < 2:
         raise InputError(data.path, "a jury needs at least two judge columns holding grades")
     return names
@@ -192,9 +190,9 @@ def corpora(data: GradesData) -> list[str]:
 
 
 def judge_table(
-    data: GradesData, members: list[Member], options: JuryOptions
+    data: GradesData, members: list[Member], names: list[str], options: JuryOptions
 ) -> tuple[list[dict], list[dict]]:
-    """judges.csv rows (with ranks among the single judges) and per_grade.csv rows."""
+    """judges.csv rows (with ranks among the jury members) and per_grade.csv rows."""
     rows, per_grade = [], []
     for name in corpora(data):
         mask = data.corpus == name
@@ -216,20 +214,20 @@ def judge_table(
                         }
                         for level, count, exact in per_grade_exact(human, g, options.levels)
                     )
-    _add_ranks(rows)
+    _add_ranks(rows, names)
     return rows, per_grade
 
 
-def _add_ranks(rows: list[dict]) -> None:
-    """rank_<stat>: 1 + number of single judges (other than the member itself) strictly better,
-    among the rows of the same corpus and calibration. A jury ranked 1 beats every judge."""
+def _add_ranks(rows: list[dict], names: list[str]) -> None:
+    """rank_<stat>: 1 + number of jury members (other than the member itself) strictly better, in
+    the same corpus and calibration: a jury's rank among its members plus itself ("2nd of 8")."""
     for row in rows:
         peers = [
             r
             for r in rows
             if r["corpus"] == row["corpus"]
             and r["calibrated"] == row["calibrated"]
-            and not r["member"].startswith(JURY_PREFIX)
+            and r["member"] in names
             and r["member"] != row["member"]
         ]
         for stat, direction in RANKED.items():
@@ -259,9 +257,7 @@ def item_table(data: GradesData, members: list[Member]) -> list[dict]:
     return rows
 
 
-def distribution_table(
-    data: GradesData, members: list[Member], names: list[str], options: JuryOptions
-) -> list[dict]:
+def distribution_table(data: GradesData, members: list[Member], names: list[str], options: JuryOptions) -> list[dict]:
     """Share of each grade per corpus: human, each member (raw and calibrated), all jury members pooled."""
     rows = []
 
@@ -403,9 +399,7 @@ def _combination_counts(combos: list[dict], corpus_names: list[str]) -> dict:
     return counts
 
 
-def before_after_table(
-    data: GradesData, judge_rows: list[dict], names: list[str], options: JuryOptions
-) -> list[dict]:
+def before_after_table(data: GradesData, judge_rows: list[dict], names: list[str], options: JuryOptions) -> list[dict]:
     """The note's before/after table: jury vs the mean and the best of its members, raw and
     calibrated, with the human mean grade and the members' mean bias (the diagnosis)."""
     rows = []
@@ -423,9 +417,7 @@ def before_after_table(
             (False, "raw", options.raw_rule),
             (True, "cal", options.calibrated_rule),
         ):
-            mine = {
-                r["member"]: r for r in judge_rows if r["corpus"] == corpus and r["calibrated"] == calibrated
-            }
+            mine = {r["member"]: r for r in judge_rows if r["corpus"] == corpus and r["calibrated"] == calibrated}
             if JURY_PREFIX + rule not in mine:
                 continue
             jury = mine[JURY_PREFIX + rule]["exact"]
@@ -455,8 +447,7 @@ def unanimity_table(data: GradesData, names: list[str]) -> list[dict]:
         unanimous = (matrix == matrix[:, :1]).all(axis=1)
         alone = {n: float(np.mean(matrix[:, k] == human)) for k, n in enumerate(names)}
         routed = {
-            n: float(np.mean(np.where(unanimous, matrix[:, 0], matrix[:, k]) == human))
-            for k, n in enumerate(names)
+            n: float(np.mean(np.where(unanimous, matrix[:, 0], matrix[:, k]) == human)) for k, n in enumerate(names)
         }
         fallback = max(routed, key=routed.get)
         best = max(alone, key=alone.get)

@@ -147,14 +147,10 @@ def label_items(ratings: Ratings, rules: LabelRules) -> list[ItemLabel]:
         if len(values) < rules.min_ratings:
             flag = f"fewer than {rules.min_ratings} ratings"
             labels.append(
-                ItemLabel(
-                    item, len(values), mean, float("nan"), float("nan"), INSUFFICIENT, INSUFFICIENT, flag
-                )
+                ItemLabel(item, len(values), mean, float("nan"), float("nan"), INSUFFICIENT, INSUFFICIENT, flag)
             )
             continue
-        lower, upper = bootstrap_mean_interval(
-            values, rules.resamples, rules.confidence, [rules.seed, position]
-        )
+        lower, upper = bootstrap_mean_interval(values, rules.resamples, rules.confidence, [rules.seed, position])
         labels.append(
             ItemLabel(
                 item,
@@ -173,9 +169,7 @@ def label_items(ratings: Ratings, rules: LabelRules) -> list[ItemLabel]:
 def crosstab(labels: list[ItemLabel]) -> tuple[list[str], list[dict]]:
     """class_ci rows x class_restrict columns with totals, laid out like the spec's table."""
     rows = CI_LABELS + ([INSUFFICIENT] if any(x.class_ci == INSUFFICIENT for x in labels) else [])
-    columns = RESTRICT_LABELS + (
-        [INSUFFICIENT] if any(x.class_restrict == INSUFFICIENT for x in labels) else []
-    )
+    columns = RESTRICT_LABELS + ([INSUFFICIENT] if any(x.class_restrict == INSUFFICIENT for x in labels) else [])
     counts = Counter((x.class_ci, x.class_restrict) for x in labels)
     table = []
     for row in rows:

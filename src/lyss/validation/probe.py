@@ -89,9 +89,7 @@ def _record(obj: dict, path, line: int, tolerance: float) -> Record:
             raise InputError(path, "missing key", line=line, field=key)
     probs = obj["probs"]
     if not isinstance(probs, dict) or not probs:
-        raise InputError(
-            path, "expected a non-empty object of option probabilities", line=line, field="probs"
-        )
+        raise InputError(path, "expected a non-empty object of option probabilities", line=line, field="probs")
     for label, p in probs.items():
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
             raise InputError(
@@ -131,9 +129,7 @@ def _record(obj: dict, path, line: int, tolerance: float) -> Record:
         _confidence(obj, path, line),
     )
     if record.gold not in record.options.values():
-        raise InputError(
-            path, f"gold '{record.gold}' is not among the option categories", line=line, field="gold"
-        )
+        raise InputError(path, f"gold '{record.gold}' is not among the option categories", line=line, field="gold")
     return record
 
 
@@ -207,9 +203,7 @@ class Probe:
         """The run analysed and the condition pairs compared; unknown names are input errors."""
         run = options.run or self.runs[0]
         if run not in self.runs:
-            raise InputError(
-                self.path, f"run '{run}' does not occur (runs: {', '.join(self.runs)})", field="run"
-            )
+            raise InputError(self.path, f"run '{run}' does not occur (runs: {', '.join(self.runs)})", field="run")
         pairs = list(options.pairs) if options.pairs else list(combinations(self.conditions, 2))
         for pair in pairs:
             for condition in pair:
@@ -346,9 +340,7 @@ def two_call_table(probe: Probe, run: str, pairs, options: ProbeOptions) -> list
                 "tvd_mean": float(distance.mean()),
                 "tvd_max": float(distance.max()),
                 "above_threshold": int(np.sum(distance > options.tvd_threshold)),
-                "predictions_changed": sum(
-                    x.predicted != y.predicted for x, y in zip(first, second, strict=True)
-                ),
+                "predictions_changed": sum(x.predicted != y.predicted for x, y in zip(first, second, strict=True)),
             }
         )
     return rows

@@ -9,8 +9,10 @@ replacement.
 import numpy as np
 
 
-def bootstrap_counts(n_units: int, resamples: int, seed: int) -> np.ndarray:
-    """(resamples, n_units) integer matrix; row b says how often each unit appears in resample b."""
+def bootstrap_counts(n_units: int, resamples: int, seed: int | list[int]) -> np.ndarray:
+    """(resamples, n_units) integer matrix; row b says how often each unit appears in resample b.
+
+    `seed` may be a list such as [master seed, item index] to give each item its own stream."""
     if n_units < 1:
         raise ValueError("cannot resample an empty set")
     rng = np.random.default_rng(seed)

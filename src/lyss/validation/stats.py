@@ -154,9 +154,7 @@ def _calibrated_accuracy(gaps, gain, base):
     epsilon = np.take_along_axis(gaps, best_at[..., None], axis=-1)[..., 0]
     # epsilon = 0 ties nothing new when no two metric scores are equal; it is always allowed.
     keep_zero = (gaps[..., 0] > 0) & (best <= 0)
-    return np.broadcast_to(base, best.shape) + np.where(keep_zero, 0.0, best), np.where(
-        keep_zero, 0.0, epsilon
-    )
+    return np.broadcast_to(base, best.shape) + np.where(keep_zero, 0.0, best), np.where(keep_zero, 0.0, epsilon)
 
 
 def nan_weighted_mean(values, weights=None) -> np.ndarray:

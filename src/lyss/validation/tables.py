@@ -69,9 +69,7 @@ def read_csv(path) -> CsvTable:
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                raise InputError(
-                    path, f"expected {len(header)} fields, found {len(row)}", line=reader.line_num
-                )
+                raise InputError(path, f"expected {len(header)} fields, found {len(row)}", line=reader.line_num)
             rows.append([cell.strip() for cell in row])
             lines.append(reader.line_num)
     if not rows:

@@ -1,0 +1,28 @@
+# Human-judgment validation (issue: metrics are trusted only once checked against people):
+# one job per configured part of `validation:` in params.yaml, each running its `lyss` subcommand.
+
+
+rule validate:
+    """labels (seed 000), correlate (metric–human agreement), jury (seed 004) or probe (seed 003)."""
+    input:
+        lambda wc: config["validation"][wc.part]["input"],
+    output:
+        directory("results/validation/{part}"),
+    log:
+        "results/logs/validate/{part}.log",
+    wildcard_constraints:
+        part="labels|correlate|jury|probe",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        args=lambda wc: config["validation"][wc.part].get("args", {}),
+    script:
+        "../scripts/validate.py"
+
+
+rule validate_all:
+    """DVC stage target: every configured validation part."""
+    input:
+        validation_outputs(),

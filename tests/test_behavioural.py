@@ -1,0 +1,126 @@
+"""code_switching_rate and hallucination_rate: golden values on hand-built cases.
+
+Word-list decisions quote wordfreq 3.1 Zipf frequencies (English / Spanish); a word is a switch at
+Zipf_en ≥ 3 and Zipf_en − Zipf_es ≥ 1 (unless the target analyzer knows it).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from lyss.analyzers import AnalyzerUnavailable, load_analyzer
+from lyss.embedders import cosine_matrix, get_embedder
+from lyss.metrics import ScoringInput
+from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
+
+ENGLISH = {"code": "eng", "scripts": ["Latn"]}
+SPANISH = {"code": "spa", "scripts": ["Latn"]}  # no analyzer: word lists only
+RUSSIAN = {"code": "rus", "scripts": ["Cyrl"]}
+NO_EMBEDDING = {"min_alignment_cosine": -1.0}  # every sentence aligns: only the token rules act
+
+
+def run(metric, rows, source_card=ENGLISH, target_card=SPANISH, options=None, pair=("eng", "spa")):
+    """rows: (source, reference, prediction)."""
+    entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r, _) in enumerate(rows)]
+    predictions = [p for *_, p in rows]
+    return metric().score(ScoringInput(entries, predictions, predictions, *pair, source_card, target_card,
+                                       options or {}))
+
+
+def test_code_switching_golden_rate_over_words():
+    rows = [
+        # Ana (3.89/4.59) no, dijo no, the (7.73/5.42) switch, password (4.06/2.82) switch → 2 of 4
+        ("Ana said: the password.", "Ana dijo: la contraseña.", "Ana dijo: the password."),
+        # numbers are not words: Tengo, gatos → 0 of 2
+        ("I have 3 cats.", "Tengo 3 gatos.", "Tengo 3 gatos."),
+    ]
+    result = run(CodeSwitchingRate, rows)
+    assert result.values == pytest.approx([0.5, 0.0])
+    assert result.corpus_value == pytest.approx(2 / 6)  # Σ switches / Σ words, not the mean of rates
+    assert result.columns["switched_words"] == ["the password", ""]
+
+
+def test_names_acronyms_and_source_names_are_not_switches():
+    rows = [
+        ("I work there.", "Trabajo allí.", "Trabajo en Home."),    # capitalised inside a sentence: a name
+        ("I work there.", "Trabajo allí.", "Trabajo en home."),    # home (5.81/4.05) switch → 1 of 3
+        ("I work at Home.", "Trabajo en Home.", "Trabajo en home."),  # the source uses Home as a name
+        ("Read it.", "Léelo.", "Lee el WORLD."),                    # acronym-like capitals: not a switch
+    ]
+    assert run(CodeSwitchingRate, rows).values == pytest.approx([0, 1 / 3, 0, 0])
+
+
+def test_unknown_words_empty_and_punctuation_only_outputs():
+    rows = [("x", "y", "xqzv blorf"), ("x", "y", ""), ("x", "y", None), ("x", "y", "¡…!")]
+    result = run(CodeSwitchingRate, rows)
+    assert result.values[0] == 0.0 and np.isnan(result.values[1:]).all()
+    assert result.corpus_value == 0.0
+    assert run(CodeSwitchingRate, rows[1:]).corpus_value is None
+
+
+def test_script_analysis_for_a_target_in_another_script():
+    # "world" is Latin only, a script of the source card and not of the target card → 1 of 2
+    result = run(CodeSwitchingRate, [("Hello world", "Привет, мир", "Привет world")], target_card=RUSSIAN,
+                 pair=("eng", "rus"))
+    assert result.values == pytest.approx([0.5])
+
+
+def test_source_language_without_word_list_and_shared_script_is_unavailable():
+    result = run(CodeSwitchingRate, [("tânisi", "hola", "hola")], source_card={"code": "crk", "scripts": ["Latn"]},
+                 pair=("crk", "spa"))
+    assert result.corpus_value is None and "no word list" in result.reason
+
+
+def test_target_analyzer_keeps_shared_words_from_counting():
+    card = yaml.safe_load(Path("data/languages/spa.yaml").read_text())
+    try:
+        load_analyzer(card)
+    except AnalyzerUnavailable as err:
+        pytest.skip(f"Spanish analyzer not installed: {err}")
+    row = [("You have won.", "Has ganado.", "Tú has ganado.")]
+    # has (6.37/5.17) passes the word-list test, so without an analyzer it is a switch (1 of 3) …
+    assert run(CodeSwitchingRate, row).values == pytest.approx([1 / 3])
+    # … but the Spanish analyzer knows it (haber), so it is a Spanish word
+    assert run(CodeSwitchingRate, row, target_card=card).values == pytest.approx([0.0])
+
+
+def test_hallucination_token_rules_golden():
+    source = "Call {name} at 555 1234 or visit https://lyss.example/help."
+    reference = "Llama a {name} al 555 1234 o visita https://lyss.example/help."
+    prediction = "Llama a {nombre} al 555 9999 o visita https://lyss.example/ayuda, dice Pedro."
+    result = run(HallucinationRate, [(source, reference, prediction)], options=NO_EMBEDDING)
+    # units: {nombre}; the URL; the number 555 9999; words Llama a al o visita dice Pedro → 10
+    # flagged: {nombre} (not in source), …/ayuda (not in source), 5559999 (neither source nor
+    # reference), Pedro (a name in neither) → 4 of 10
+    assert result.values == pytest.approx([0.4])
+    assert result.columns["flagged_units"] == ["{nombre} https://lyss.example/ayuda 5559999 Pedro"]
+
+
+def test_numbers_match_across_formats_and_through_the_reference():
+    rows = [
+        ("Madrid has about 3,300,000 inhabitants.", "Madrid tiene unos 3 300 000 habitantes.",
+         "Madrid tiene unos 3.300.000 habitantes."),  # same digits: 0 of 5 units
+        ("Fast for eight hours.", "Ayune 8 horas.", "Ayune 8 horas."),   # 8 is in the reference: 0 of 3
+        ("Fast for eight hours.", "Ayune 8 horas.", "Ayune 9 horas."),   # 9 is nowhere: 1 of 3
+        ("Hi.", "Hola.", "…"), ("Hi.", "Hola.", None),                    # nothing to count: NaN
+    ]
+    result = run(HallucinationRate, rows, options=NO_EMBEDDING)
+    assert result.values[:3] == pytest.approx([0.0, 0.0, 1 / 3]) and np.isnan(result.values[3:]).all()
+    assert result.corpus_value == pytest.approx(1 / 11)
+
+
+def test_unaligned_sentence_is_flagged_by_embedding_overlap():
+    source, reference = "The cat sleeps on the sofa.", "El gato duerme en el sofá."
+    translated, invented = "El gato duerme en el sofá.", "Mañana lloverá en Bilbao."
+    embedder = get_embedder()
+    cosines = cosine_matrix(embedder.embed([translated, invented]), embedder.embed([source]))[:, 0]
+    assert cosines[0] > cosines[1]
+    threshold = float(cosines.mean())  # between the two, from the embedder's own vectors
+    row = [(source, reference, f"{translated} {invented}")]
+    # 10 words; the invented sentence's 4 words are unaligned → 4 of 10
+    aligned = run(HallucinationRate, row, options={"min_alignment_cosine": threshold})
+    assert aligned.values == pytest.approx([0.4]) and aligned.details["unaligned_sentences"] == 1
+    # with the embedding check off only the unknown name Bilbao is left → 1 of 10
+    assert run(HallucinationRate, row, options=NO_EMBEDDING).values == pytest.approx([0.1])

@@ -1,0 +1,100 @@
+"""Score caveats and the tier gate: hand-built shares, and an adversarial suite on the demo corpus."""
+
+import json
+import math
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lyss.caveats import entry_flags, gated_tier, score_caveats
+
+SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
+DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
+APERTIUM_OUTPUT = Path("results/translations/demo_eng_spa/apertium.jsonl")
+
+
+def entries(*pairs):
+    return [{"id": str(i), "source": s, "reference": r} for i, (s, r) in enumerate(pairs)]
+
+
+def test_hand_built_shares():
+    corpus = entries(("Good morning", "Buenos días"), ("Thank you very much", "Muchas gracias"),
+                     ("See you", "Hasta luego"), ("OK", "OK"))
+    outputs = ["Good morning", "Hasta luego", "Hasta luego", "OK"]
+    flags = entry_flags(corpus, outputs, SETTINGS)
+    # entry 0 copies its source; entry 3 copies too, but so does its reference → 1 of 4
+    assert flags["source_copy"].tolist() == [True, False, False, False]
+    # "Hasta luego" is given for two entries with different references → 2 of 4
+    assert flags["near_constant_output"].tolist() == [False, True, True, False]
+    # lengths 12/11, 11/14, 11/11, 2/2: nothing below 0.5 or above 2
+    assert not flags["length_deflation"].any() and not flags["length_inflation"].any()
+    assert "misaligned_output" not in flags  # too few entries for a retrieval check
+    raised = {c["id"]: c for c in score_caveats(corpus, outputs, SETTINGS)}
+    assert set(raised) == {"source_copy", "near_constant_output"}  # 25% ≥ 20%, 50% ≥ 20%
+    assert raised["near_constant_output"]["share"] == 0.5 and raised["near_constant_output"]["entries"] == 2
+    assert raised["source_copy"]["message"] == "25% of outputs are (near) copies of their source (threshold 20%)"
+
+
+def test_length_and_empty_flags():
+    corpus = entries(("a", "abcdefghij"), ("b", "abcdefghij"), ("c", "abcdefghij"), ("d", "ab"))
+    outputs = ["abcd", "abcdefghij", None, "abcdefghijk"]
+    flags = entry_flags(corpus, outputs, SETTINGS)
+    assert flags["length_deflation"].tolist() == [True, False, True, False]  # 0.4 and 0 are below 0.5
+    assert flags["length_inflation"].tolist() == [False, False, False, True]  # 11/2 = 5.5 is above 2
+    assert flags["empty_output"].tolist() == [False, False, True, False]
+
+
+def test_gate_keeps_flagged_runs_at_baseline():
+    caveat = [{"id": "empty_output"}]
+    assert gated_tier("functional", caveat, SETTINGS) == "baseline"
+    assert gated_tier("functional", [], SETTINGS) == "functional"
+    assert gated_tier("unscored", caveat, SETTINGS) == "unscored"
+    assert gated_tier("functional", caveat, {**SETTINGS, "gate_tier": False}) == "functional"
+
+
+def apertium_predictions() -> list[str]:
+    """The pipeline's Apertium output when it exists, else a fresh `apertium -u eng-spa` run."""
+    if APERTIUM_OUTPUT.exists():
+        by_id = {r["id"]: r["prediction"] for r in map(json.loads, APERTIUM_OUTPUT.read_text().splitlines())}
+        if all(e["id"] in by_id for e in DEMO):
+            return [by_id[e["id"]] for e in DEMO]
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not installed and no Apertium output exists")
+    # entries as paragraphs: across single line breaks Apertium's transfer can move words between entries
+    assert not any("\n\n" in e["source"] for e in DEMO)
+    done = subprocess.run(["apertium", "-u", "eng-spa"], input="\n\n".join(e["source"] for e in DEMO),
+                          capture_output=True, text=True, check=True)
+    outputs = done.stdout.strip("\n").split("\n\n")
+    assert len(outputs) == len(DEMO)
+    return outputs
+
+
+def adversarial_runs() -> dict[str, list[str]]:
+    references = [e["reference"] for e in DEMO]
+    shuffled = references[:]
+    random.Random(7).shuffle(shuffled)
+    return {
+        "one repeated Spanish sentence": ["El hotel en el que nos alojamos el verano pasado ha cerrado."] * len(DEMO),
+        "source copy": [e["source"] for e in DEMO],
+        "empty": [""] * len(DEMO),
+        "references shuffled across entries": shuffled,
+        "references truncated to their first third": [" ".join(r.split()[:math.ceil(len(r.split()) / 3)])
+                                                      for r in references],
+    }
+
+
+@pytest.mark.parametrize("attack", list(adversarial_runs()))
+def test_adversarial_outputs_carry_a_caveat_and_stay_baseline(attack):
+    caveats = score_caveats(DEMO, adversarial_runs()[attack], SETTINGS)
+    assert caveats, attack
+    assert gated_tier("fluent", caveats, SETTINGS) == "baseline"
+
+
+def test_real_apertium_output_raises_no_caveat():
+    caveats = score_caveats(DEMO, apertium_predictions(), SETTINGS)
+    assert caveats == []
+    assert gated_tier("functional", caveats, SETTINGS) == "functional"
