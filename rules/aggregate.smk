@@ -19,6 +19,7 @@ rule aggregate:
         method=lambda wc: config["methods"][wc.method],
         composite=config["composite"],
         tiers=config["tiers"],
+        caveats=config["caveats"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
     script:

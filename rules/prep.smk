@@ -9,6 +9,10 @@ rule prep:
         meta="results/corpora/{dataset}.meta.json",
     log:
         "results/logs/prep/{dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
         languages_dir=LANGUAGES_DIR,
     script:

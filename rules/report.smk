@@ -8,5 +8,9 @@ rule report:
         leaderboard="results/leaderboard.md",
     log:
         "results/logs/report.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=15,
     script:
         "../scripts/report.py"

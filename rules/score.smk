@@ -1,3 +1,9 @@
+def metric_gpus(wildcards):
+    """COMET (a neural model) asks the cluster for one GPU; every other metric is CPU-only. On a cluster
+    without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml)."""
+    return 1 if wildcards.metric == "comet_score" else 0
+
+
 rule score:
     """One job per dataset × method × metric: per-entry values, sufficient statistics, corpus value."""
     input:
@@ -13,6 +19,7 @@ rule score:
     resources:
         mem_mb=2000,
         runtime=60,
+        gpu=metric_gpus,
     params:
         options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
         languages_dir=LANGUAGES_DIR,

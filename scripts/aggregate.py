@@ -15,6 +15,7 @@ with logged(snakemake.log[0]):
         method_config=snakemake.params.method,
         composite_settings=snakemake.params.composite,
         tiers=snakemake.params.tiers,
+        caveat_settings=snakemake.params.caveats,
         stats_settings=snakemake.params.stats,
         out_path=snakemake.output[0],
     )

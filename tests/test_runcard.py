@@ -46,7 +46,7 @@ def make_card():
         dataset={"id": "toy", "language_pair": "eng-spa", "fingerprint": "f"},
         method={"name": "llm", "kind": "openai_compatible", "model": "tiny-model"},
         results=results, records=RECORDS, entries=ENTRIES, translation_meta={"elapsed_seconds": 8.0},
-        composite_settings=PARAMS["composite"], tiers=PARAMS["tiers"], profile="B",
+        composite_settings=PARAMS["composite"], tiers=PARAMS["tiers"], caveat_settings=PARAMS["caveats"], profile="B",
         fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"},
     ), results
 

@@ -70,6 +70,11 @@ class LttoolboxAnalyzer:
     backend = "lttoolbox"
 
     def __init__(self, path: Path):
+        # lt-proc reads any file without complaint and then knows no word: check the header instead of
+        # reporting every word as rejected.
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"LTTB":
+                raise ValueError("not an lttoolbox binary (no LTTB header; lttoolbox ≥ 3.5 writes one)")
         self.path = path
         self._memo: dict[str, tuple[str, ...]] = {}
 

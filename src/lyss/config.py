@@ -8,7 +8,7 @@ from lyss.errors import InputError
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 VALIDATION_PARTS = ("labels", "correlate", "jury", "probe")
-REQUIRED_SECTIONS = ("datasets", "methods", "metrics", "composite", "tiers", "stats")
+REQUIRED_SECTIONS = ("datasets", "methods", "metrics", "composite", "tiers", "caveats", "stats")
 
 
 def _require(condition: bool, source: str, key: str, problem: str) -> None:
@@ -59,7 +59,8 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
                  f"unknown normalisation {rule!r} (identity, divide_by_100, invert)")
     for part, settings in config.get("validation", {}).items():
         key = f"validation.{part}"
-        _require(part in VALIDATION_PARTS, source, key, f"unknown validation part; known: {', '.join(VALIDATION_PARTS)}")
+        _require(part in VALIDATION_PARTS, source, key,
+                 f"unknown validation part; known: {', '.join(VALIDATION_PARTS)}")
         _require(isinstance(settings, dict) and "input" in settings, source, f"{key}.input", "missing")
         _require(Path(settings["input"]).exists(), source, f"{key}.input", f"{settings['input']} does not exist")
         _require(isinstance(settings.get("args", {}), dict), source, f"{key}.args", "must be a mapping of options")

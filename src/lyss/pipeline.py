@@ -92,8 +92,8 @@ def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, la
 
 
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
-                  languages_dir, method_name, method_config, composite_settings, tiers, stats_settings,
-                  out_path) -> dict:
+                  languages_dir, method_name, method_config, composite_settings, tiers, caveat_settings,
+                  stats_settings, out_path) -> dict:
     """Build, validate and write the run card of one dataset × method."""
     from lyss.confidence import confidence_intervals
 
@@ -108,13 +108,13 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     cards = load_cards(languages_dir)
     profile = select_profile(cards.get(dataset["target_lang"]))
     settings = {"method": method_config, "metrics": sorted(results), "composite": composite_settings,
-                "tiers": tiers, "stats": stats_settings}
+                "tiers": tiers, "caveats": caveat_settings, "stats": stats_settings}
     card = build_run_card(
         dataset={"id": dataset["id"], "language_pair": dataset["language_pair"],
                  "fingerprint": corpus_meta["fingerprint"], "licence": dataset["licence"]},
         method={"name": method_name, "kind": method_config["kind"], **public_options(method_config)},
         results=results, records=records, entries=entries, translation_meta=read_json(translation_meta_path),
-        composite_settings=composite_settings, tiers=tiers, profile=profile,
+        composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings),
     )
     intervals = confidence_intervals(

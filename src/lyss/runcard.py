@@ -12,6 +12,7 @@ from importlib import resources
 import jsonschema
 import numpy as np
 
+from lyss.caveats import gated_tier, score_caveats
 from lyss.composite import applied_weights, composite, cost_adjusted, quality_tier
 from lyss.metrics.base import MetricResult
 from lyss.metrics.sufficient import chrf_from_stats
@@ -122,6 +123,11 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
         reasons["cost_adjusted"] = ("§6.3 needs a paid method: cost per entry is 0 or unknown"
                                     if scores["composite"] is not None else "composite is null")
     scores.update(speed_scores(records, elapsed_seconds, total_tokens))
+    if scores["tokens_per_second"] is None:
+        reasons["tokens_per_second"] = "the method reports no tokens (not an LLM) or no elapsed time"
+    for key in SPEED_KEYS[1:]:
+        if scores[key] is None:
+            reasons[key] = "no entry was translated without error, or no elapsed time was recorded"
     scores["confidence_intervals"] = {}
     scores["confidence_intervals_by_tier"] = {}
     scores["by_difficulty"] = breakdown(entries, results, "difficulty")
@@ -134,13 +140,16 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
 
 def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
                    entries: list[dict], translation_meta: dict, composite_settings: dict, tiers: list[dict],
-                   profile: str, fingerprint: dict) -> dict:
+                   caveat_settings: dict, profile: str, fingerprint: dict) -> dict:
     weights = composite_settings["profiles"][profile]
     normalisation = composite_settings.get("normalisation", {})
     elapsed = float(translation_meta.get("elapsed_seconds") or 0.0)
     totals = totals_block(records, entries, elapsed)
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"])
+    caveats = score_caveats(entries, [r.get("prediction") for r in records], caveat_settings)
+    ungated = scores["quality_tier"]
+    scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return {
         "schema_version": SCHEMA_VERSION,
         "dataset": dataset,
@@ -154,7 +163,9 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "signatures": {k: r.signature for k, r in sorted(results.items()) if r.signature},
         "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
         "null_reasons": reasons,
-        "score_caveats": [],
+        "score_caveats": caveats,
+        "tier_gate": {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
+                      "applied": scores["quality_tier"] != ungated},
         "warnings": [],
         "scores": scores,
         "totals": totals,

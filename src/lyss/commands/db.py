@@ -1,0 +1,135 @@
+"""`lyss db`: run cards in the database (spec §9.1; see src/lyss/store.py and docs/results.md).
+
+  lyss db push [CARD.json …]     upsert cards by fingerprint (default: results/runs/*/*.json)
+  lyss db query --dataset ID     the leaderboard from the database, sorted by composite, cost or latency
+
+The database is `--db` if given, else `LYSS_DATABASE_URL`, else `database.url` in params.yaml, else the
+SQLite file results/lyss.sqlite. A DSN is only ever shown with its password masked.
+"""
+
+import argparse
+import glob
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from lyss.errors import InputError
+from lyss.store import DEFAULT_SQLITE, SORTS, Store, StoreError, configured_url, mask_url, push_cards
+
+DEFAULT_CARDS = "results/runs/*/*.json"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "db", help="push run cards into the database and query the leaderboard from it",
+        description="Run cards in SQLite (default results/lyss.sqlite) or PostgreSQL (a DSN in --db, "
+        "LYSS_DATABASE_URL or params.yaml database.url); see docs/results.md.")
+    actions = parser.add_subparsers(dest="db_command", required=True)
+
+    push = actions.add_parser("push", help="upsert run cards by fingerprint (a changed card adds a version)")
+    push.add_argument("cards", type=Path, nargs="*",
+                      help=f"run card files (default: {DEFAULT_CARDS})")
+    _database_arguments(push)
+    push.set_defaults(func=run_push)
+
+    query = actions.add_parser("query", help="the leaderboard of a dataset, from the database")
+    query.add_argument("--dataset", help="dataset id (default: every dataset)")
+    query.add_argument("--method", help="only this method")
+    query.add_argument("--sort", choices=list(SORTS), default="composite",
+                       help="composite (highest first), cost_per_entry_usd or avg_latency_seconds (lowest "
+                       "first); unknown values last (default composite)")
+    query.add_argument("--history", action="store_true", help="every version, not only the current one")
+    query.add_argument("--json", action="store_true", help="print JSON rows (without the full card)")
+    query.add_argument("--full", action="store_true", help="with --json: include each row's full run card")
+    _database_arguments(query)
+    query.set_defaults(func=run_query)
+
+
+def _database_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", help="SQLite file or sqlite:///path, or a PostgreSQL DSN (postgresql://…); "
+                        "prefer LYSS_DATABASE_URL or PGPASSWORD for secrets, which the process list shows "
+                        "otherwise")
+    parser.add_argument("--params", type=Path, default=Path("params.yaml"),
+                        help="params.yaml whose `database.url` applies (default params.yaml, if present)")
+
+
+def database_url(args: argparse.Namespace) -> str:
+    if args.db:
+        return args.db
+    section = None
+    if args.params.exists():
+        try:
+            params = yaml.safe_load(args.params.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as err:
+            raise InputError(args.params, f"malformed YAML ({err})") from None
+        section = params.get("database") if isinstance(params, dict) else None
+        if section is not None and not isinstance(section, dict):
+            raise InputError(args.params, "must be a mapping such as {url: null}", field="database")
+    return configured_url(section) or DEFAULT_SQLITE
+
+
+def run_push(args: argparse.Namespace) -> int:
+    paths = args.cards or [Path(p) for p in sorted(glob.glob(DEFAULT_CARDS))]
+    if not paths:
+        raise InputError(DEFAULT_CARDS, "no run cards found; run the pipeline first or name card files")
+    url = database_url(args)
+    try:
+        label, results = push_cards(paths, url)
+    except StoreError as err:
+        print(f"lyss: error: {err}", file=sys.stderr)
+        return 1
+    for result in results:
+        print(result.describe())
+    counts = {s: sum(r.status == s for r in results) for s in ("added", "updated", "restored", "unchanged")}
+    print(f"{len(results)} card(s) -> {label}: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n))
+    return 0
+
+
+def _fmt(value, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _table(rows: list[dict], history: bool) -> str:
+    header = ["dataset", "#", "method", "composite", "tier", "chrF++", "cost/entry USD", "avg latency s",
+              "entries/min", "fingerprint"]
+    if history:
+        header[2:3] = ["method", "version", "current"]
+    body, rank, last = [], 0, None
+    for row in rows:
+        rank = rank + 1 if row["dataset_id"] == last else 1
+        last = row["dataset_id"]
+        line = [row["dataset_id"], str(rank), row["method_name"], _fmt(row["composite_score"], 4),
+                row["quality_tier"] or "—", _fmt(row["chrf_plus_plus"], 2), _fmt(row["cost_per_entry_usd"], 6),
+                _fmt(row["avg_latency_seconds"], 4), _fmt(row["entries_per_minute"], 1),
+                row["fingerprint_hash"][:12]]
+        if history:
+            line[2:3] = [row["method_name"], str(row["version"]), "yes" if row["is_current"] else ""]
+        body.append(line)
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in [header, *body])
+
+
+def run_query(args: argparse.Namespace) -> int:
+    url = database_url(args)
+    try:
+        with Store.open(url) as store:
+            rows = store.query(dataset=args.dataset, sort=args.sort, history=args.history, method=args.method)
+            label = store.label
+    except StoreError as err:
+        print(f"lyss: error: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        if not args.full:
+            rows = [{k: v for k, v in r.items() if k != "run_card"} for r in rows]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        what = f"dataset {args.dataset!r}" if args.dataset else "any dataset"
+        print(f"no run cards for {what} in {mask_url(label)}", file=sys.stderr)
+        return 1
+    print(_table(rows, args.history))
+    print(f"\nsorted by {args.sort}; {'every version' if args.history else 'current versions'}; from {label}")
+    return 0

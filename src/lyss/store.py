@@ -1,0 +1,443 @@
+"""Run cards into a database (spec §9.1): SQLite by default (one file, no set-up), PostgreSQL when a DSN
+is configured (`database.url` in params.yaml, or `LYSS_DATABASE_URL`, which wins).
+
+Both hold the same table, `run_cards`: the full card (jsonb in PostgreSQL, JSON text in SQLite) plus the
+§9.1 columns copied out of it for sorting and filtering, with the §9.1 indexes. The schema is created and
+migrated by the numbered migrations in `lyss.migrations`.
+
+Versions. A row is one version of the run of a method on a dataset, keyed by the card's fingerprint:
+pushing the same fingerprint again updates that row in place (the same card twice leaves one row); a new
+fingerprint for the same dataset × method adds version n + 1 and keeps the older rows. The version pushed
+last is the current one (`is_current`), which is what the leaderboard shows.
+
+Every statement takes its values as parameters; identifiers come only from the fixed lists below. A DSN's
+password never reaches a message: `mask_url` is used wherever a DSN is shown, and driver errors are
+scrubbed of it.
+"""
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+import jsonschema
+import numpy as np
+
+from lyss.errors import InputError
+from lyss.io import read_json
+from lyss.migrations import Migration, all_migrations
+from lyss.runcard import validate_run_card
+
+DEFAULT_SQLITE = "results/lyss.sqlite"
+ENV_VAR = "LYSS_DATABASE_URL"
+MIGRATIONS_TABLE = "lyss_schema_migrations"
+MASK = "***"
+
+# Spec §9.1: column ← card field (a path of keys), in the spec's order.
+CARD_COLUMNS: list[tuple[str, tuple[str, ...]]] = [
+    ("composite_score", ("scores", "composite")),
+    ("quality_tier", ("scores", "quality_tier")),
+    ("chrf_plus_plus", ("scores", "chrf_plus_plus")),
+    ("exact_match_rate", ("scores", "exact_match_rate")),
+    ("fst_acceptance_rate", ("scores", "fst_acceptance_rate")),
+    ("corpus_bleu", ("scores", "bleu")),
+    ("comet_score", ("scores", "comet_score")),
+    ("total_cost_usd", ("totals", "total_cost_usd")),
+    ("cost_per_entry_usd", ("totals", "cost_per_entry_usd")),
+    ("cost_per_source_char", ("totals", "cost_per_source_char")),
+    ("avg_latency_seconds", ("scores", "avg_latency_seconds")),
+    ("model_slug", ("model_slug",)),
+    ("condition", ("condition",)),
+    ("dataset_id", ("dataset", "id")),
+    ("language_pair", ("dataset", "language_pair")),
+    ("fingerprint_hash", ("fingerprint", "hash")),
+    ("equivalent_match_rate", ("scores", "equivalent_match_rate")),
+    ("semantic_score", ("scores", "semantic_score")),
+    ("ter", ("scores", "ter")),
+    ("length_ratio", ("scores", "length_ratio")),
+    ("code_switching_rate", ("scores", "code_switching_rate")),
+    ("hallucination_rate", ("scores", "hallucination_rate")),
+    ("terminology_adherence", ("scores", "terminology_adherence")),
+    ("tokens_per_second", ("scores", "tokens_per_second")),
+    ("entries_per_minute", ("scores", "entries_per_minute")),
+    ("elapsed_seconds", ("elapsed_seconds",)),
+]
+COLUMN_NAMES = [name for name, _ in CARD_COLUMNS]
+TEXT_COLUMNS = {"quality_tier", "model_slug", "condition", "dataset_id", "language_pair", "fingerprint_hash"}
+REAL_COLUMNS = [name for name in COLUMN_NAMES if name not in TEXT_COLUMNS]
+
+# `lyss db query --sort`: key → (column, direction). Cheaper and faster rank first; nulls always last.
+SORTS = {
+    "composite": ("composite_score", "DESC"),
+    "cost_per_entry_usd": ("cost_per_entry_usd", "ASC"),
+    "avg_latency_seconds": ("avg_latency_seconds", "ASC"),
+}
+QUERY_COLUMNS = ["dataset_id", "method_name", "version", "is_current", "pushed_at", *[
+    c for c in COLUMN_NAMES if c != "dataset_id"]]
+
+
+class StoreError(RuntimeError):
+    """A database that cannot be opened, migrated or written; the message never holds a password."""
+
+
+# ---------------------------------------------------------------------------------------------- DSNs
+
+def configured_url(section: dict | None, environ=None) -> str | None:
+    """The configured database: `LYSS_DATABASE_URL` if set, else params.yaml `database.url`, else None."""
+    environ = os.environ if environ is None else environ
+    env = (environ.get(ENV_VAR) or "").strip()
+    if env:
+        return env
+    url = (section or {}).get("url")
+    if url is None:
+        return None
+    return str(url).strip() or None
+
+
+def is_postgres(url: str) -> bool:
+    """A postgres:// or postgresql:// URL, or a libpq keyword DSN (`host=… dbname=…`)."""
+    return url.startswith(("postgresql://", "postgres://")) or (
+        "=" in url and not url.startswith("sqlite:") and re.match(r"^\s*\w+\s*=", url) is not None)
+
+
+def sqlite_path(url: str) -> Path:
+    """`sqlite:///relative/file`, `sqlite:////absolute/file`, or a plain file path."""
+    if url.startswith("sqlite:///"):
+        return Path(url[len("sqlite:///"):])
+    if url.startswith("sqlite:"):
+        raise StoreError(f"unsupported SQLite URL {url!r}; write sqlite:///path/to/file or a plain path")
+    return Path(url)
+
+
+_KEYWORD_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+def mask_url(url: str | None) -> str | None:
+    """The DSN with any password replaced by ***; safe to print, log or store."""
+    if url is None:
+        return None
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, host = netloc.rsplit("@", 1)
+            if ":" in userinfo:
+                userinfo = userinfo.split(":", 1)[0] + ":" + MASK
+            netloc = f"{userinfo}@{host}"
+        query = parts.query
+        if query:
+            pairs = [(k, MASK if k.lower() == "password" else v) for k, v in parse_qsl(query, keep_blank_values=True)]
+            query = urlencode(pairs, safe="*")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return _KEYWORD_PASSWORD.sub(lambda m: m.group(1) + MASK, url)
+
+
+def _secrets(url: str) -> list[str]:
+    """The password of a DSN, in every spelling a driver message might echo."""
+    found = []
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(url)
+        if parts.password:
+            found.append(parts.password)
+        found += [v for k, v in parse_qsl(parts.query) if k.lower() == "password"]
+    else:
+        found += [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+    expanded = [spelling for secret in found for spelling in (secret, unquote(secret))]
+    return sorted({s for s in expanded if s}, key=len, reverse=True)
+
+
+def scrub(message: str, url: str) -> str:
+    """`message` with the DSN's password (if any) replaced by ***."""
+    for secret in _secrets(url):
+        message = message.replace(secret, MASK)
+    return message
+
+
+# ---------------------------------------------------------------------------------------------- cards
+
+def _field(card: dict, path: tuple[str, ...]):
+    value = card
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def card_row(card: dict) -> dict:
+    """The §9.1 columns of a card (plus `method_name`), as stored."""
+    row = {name: _field(card, path) for name, path in CARD_COLUMNS}
+    row["method_name"] = card["method"]["name"]
+    return row
+
+
+def check_card(card, source="<card>") -> None:
+    """Raise InputError (naming the source and the field) unless `card` is a valid run card."""
+    if not isinstance(card, dict):
+        raise InputError(source, "a run card must be a JSON object")
+    try:
+        validate_run_card(card)
+    except jsonschema.ValidationError as err:
+        field = ".".join(str(p) for p in err.absolute_path) or None
+        raise InputError(source, f"not a valid run card: {err.message}", field=field) from None
+
+
+def load_card(path) -> dict:
+    card = read_json(path)
+    check_card(card, path)
+    return card
+
+
+def canonical_json(card: dict) -> str:
+    try:
+        return json.dumps(card, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        raise InputError("<card>", "holds NaN or Infinity, which JSON databases cannot store") from None
+
+
+@dataclass(frozen=True)
+class PushResult:
+    dataset: str
+    method: str
+    version: int
+    # "added": a new version; "updated": same fingerprint, card changed, row updated in place;
+    # "unchanged": nothing written; "restored": an older version, pushed again, is current again.
+    status: str
+    fingerprint: str
+
+    def describe(self) -> str:
+        return f"{self.dataset}/{self.method}: {self.status} (version {self.version}, {self.fingerprint[:12]})"
+
+
+# ---------------------------------------------------------------------------------------------- store
+
+class Store:
+    """One open database. Use `Store.open(url)` as a context manager."""
+
+    def __init__(self, connection, dialect: str, label: str, url: str):
+        self.connection, self.dialect, self.label, self._url = connection, dialect, label, url
+
+    # -- opening ---------------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, url: str | os.PathLike | None = None, migrate: bool = True) -> "Store":
+        """Open (and by default create or migrate) the database at `url` (None → results/lyss.sqlite)."""
+        url = str(url) if url is not None else DEFAULT_SQLITE
+        if is_postgres(url):
+            store = cls._open_postgres(url)
+        else:
+            path = sqlite_path(url)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+            connection.execute("PRAGMA foreign_keys = ON")
+            store = cls(connection, "sqlite", str(path), url)
+        if migrate:
+            try:
+                store.migrate()
+            except BaseException:
+                store.close()
+                raise
+        return store
+
+    @classmethod
+    def _open_postgres(cls, url: str) -> "Store":
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError("PostgreSQL needs the psycopg package: pip install 'psycopg[binary]'") from None
+        try:
+            connection = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as err:
+            raise StoreError(f"cannot connect to {mask_url(url)}: {scrub(str(err).strip(), url)}") from None
+        return cls(connection, "postgresql", mask_url(url), url)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- plumbing --------------------------------------------------------------------------------------
+    def _sql(self, statement: str) -> str:
+        """Statements are written with `?` placeholders; psycopg wants `%s`."""
+        return statement.replace("?", "%s") if self.dialect == "postgresql" else statement
+
+    def _execute(self, statement: str, params: Iterable = ()):
+        try:
+            return self.connection.execute(self._sql(statement), tuple(params))
+        except _driver_errors() as err:
+            raise StoreError(f"{self.label}: {scrub(str(err).strip(), self._url)}") from None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        if self.dialect == "sqlite":
+            self._execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.connection.execute("ROLLBACK")
+                raise
+            self._execute("COMMIT")
+        else:
+            with self.connection.transaction():
+                yield
+
+    def _json_param(self, card: dict):
+        text = canonical_json(card)
+        if self.dialect == "postgresql":
+            from psycopg.types.json import Jsonb
+            return Jsonb(json.loads(text))
+        return text
+
+    def _bool(self, value: bool):
+        return value if self.dialect == "postgresql" else int(value)
+
+    def _load_card(self, value) -> dict:
+        return json.loads(value) if isinstance(value, str) else value
+
+    # -- migrations ------------------------------------------------------------------------------------
+    def schema_version(self) -> int:
+        self._execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (version integer PRIMARY KEY, "
+                      "name text NOT NULL, applied_at text NOT NULL)")
+        row = self._execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
+        return row[0] or 0
+
+    def migrate(self, migrations: list[Migration] | None = None) -> list[int]:
+        """Apply the migrations this database lacks, in order, each in one transaction; returns their
+        versions. A database newer than this code is refused rather than guessed at."""
+        migrations = all_migrations() if migrations is None else migrations
+        current = self.schema_version()
+        known = max((m.version for m in migrations), default=0)
+        if current > known:
+            raise StoreError(f"{self.label}: schema version {current} is newer than this lyss knows ({known}); "
+                             "upgrade lyss")
+        applied = []
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            with self._transaction():
+                if self.dialect == "postgresql":  # concurrent migrators wait here, then see the new version
+                    self._execute(f"LOCK TABLE {MIGRATIONS_TABLE} IN EXCLUSIVE MODE")
+                    done = self._execute(f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE version = ?",
+                                         [migration.version]).fetchone()
+                    if done:
+                        continue
+                for statement in migration.statements(self.dialect):
+                    self._execute(statement)
+                self._execute(f"INSERT INTO {MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)",
+                              [migration.version, migration.name, _now().isoformat()])
+            applied.append(migration.version)
+        return applied
+
+    # -- writing ---------------------------------------------------------------------------------------
+    def push(self, card: dict, source="<card>") -> PushResult:
+        """Upsert one card by its fingerprint (see the module docstring) and make it current."""
+        check_card(card, source)
+        row = card_row(card)
+        dataset, method, fingerprint = row["dataset_id"], row["method_name"], row["fingerprint_hash"]
+        document = self._json_param(card)
+        now = _now()
+        stamp = now if self.dialect == "postgresql" else now.isoformat()
+        with self._transaction():
+            if self.dialect == "postgresql":  # versions are numbered one writer at a time
+                self._execute("LOCK TABLE run_cards IN SHARE ROW EXCLUSIVE MODE")
+            existing = self._execute(
+                "SELECT version, is_current, run_card FROM run_cards "
+                "WHERE dataset_id = ? AND method_name = ? AND fingerprint_hash = ?",
+                [dataset, method, fingerprint]).fetchone()
+            if existing is None:
+                version = self._execute("SELECT COALESCE(MAX(version), 0) + 1 FROM run_cards "
+                                        "WHERE dataset_id = ? AND method_name = ?", [dataset, method]).fetchone()[0]
+                status = "added"
+            else:
+                version = existing[0]
+                same = canonical_json(self._load_card(existing[2])) == canonical_json(card)
+                if same and existing[1]:
+                    return PushResult(dataset, method, version, "unchanged", fingerprint)
+                status = "restored" if same else "updated"
+            self._execute("UPDATE run_cards SET is_current = ? "
+                          "WHERE dataset_id = ? AND method_name = ? AND fingerprint_hash <> ? AND is_current = ?",
+                          [self._bool(False), dataset, method, fingerprint, self._bool(True)])
+            names = ["method_name", "version", "is_current", "created_at", "pushed_at", *COLUMN_NAMES, "run_card"]
+            values = [method, version, self._bool(True), stamp, stamp, *(row[c] for c in COLUMN_NAMES), document]
+            keep = {"dataset_id", "method_name", "fingerprint_hash", "version", "created_at"}
+            updates = ", ".join(f"{n} = excluded.{n}" for n in names if n not in keep)
+            self._execute(
+                f"INSERT INTO run_cards ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)}) "
+                f"ON CONFLICT (dataset_id, method_name, fingerprint_hash) DO UPDATE SET {updates}",
+                values)
+        return PushResult(dataset, method, version, status, fingerprint)
+
+    def push_all(self, cards: Iterable[tuple[str, dict]]) -> list[PushResult]:
+        """Push (source, card) pairs in order."""
+        return [self.push(card, source) for source, card in cards]
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def query(self, dataset: str | None = None, sort: str = "composite", history: bool = False,
+              method: str | None = None) -> list[dict]:
+        """Rows as dicts (QUERY_COLUMNS + `run_card`): the current version of each method by default, every
+        version with `history`; filtered by dataset and method; ordered by `sort`, nulls last, then by name."""
+        if sort not in SORTS:
+            raise StoreError(f"unknown sort {sort!r}; choose from {', '.join(SORTS)}")
+        column, direction = SORTS[sort]
+        where, params = [], []
+        if not history:
+            where.append("is_current = ?")
+            params.append(self._bool(True))
+        if dataset is not None:
+            where.append("dataset_id = ?")
+            params.append(dataset)
+        if method is not None:
+            where.append("method_name = ?")
+            params.append(method)
+        clause = f"WHERE {' AND '.join(where)} " if where else ""
+        statement = (f"SELECT {', '.join(QUERY_COLUMNS)}, run_card FROM run_cards {clause}"
+                     f"ORDER BY dataset_id, {column} {direction} NULLS LAST, method_name, version DESC")
+        rows = self._execute(statement, params).fetchall()
+        out = []
+        for values in rows:
+            record = dict(zip([*QUERY_COLUMNS, "run_card"], values, strict=True))
+            record["is_current"] = bool(record["is_current"])
+            record["run_card"] = self._load_card(record["run_card"])
+            if self.dialect == "postgresql":  # `real` is float4 there: give its shortest decimal form
+                for name in REAL_COLUMNS:
+                    if record[name] is not None:
+                        record[name] = float(str(np.float32(record[name])))
+            if isinstance(record["pushed_at"], datetime):
+                record["pushed_at"] = record["pushed_at"].isoformat()
+            out.append(record)
+        return out
+
+    def datasets(self) -> list[str]:
+        return [r[0] for r in self._execute("SELECT DISTINCT dataset_id FROM run_cards ORDER BY dataset_id")]
+
+    def count(self) -> int:
+        return self._execute("SELECT COUNT(*) FROM run_cards").fetchone()[0]
+
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    try:
+        import psycopg
+    except ImportError:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, psycopg.Error)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def push_cards(card_paths, url: str | None = None) -> tuple[str, list[PushResult]]:
+    """Validate every card first (nothing is written if one is bad), then push them all to `url`; returns
+    the printable (masked) database label and the results."""
+    cards = [(str(p), load_card(p)) for p in card_paths]
+    with Store.open(url) as store:
+        return store.label, store.push_all(cards)

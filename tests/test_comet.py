@@ -1,0 +1,129 @@
+"""comet_score end to end on a tiny COMET model that this test trains offline (never a download), and
+the unavailable paths (extra missing, hub id not cached, path missing) that must never fail a run."""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from lyss.confidence import corpus_statistic
+from lyss.metric_files import read_metric_result, write_metric_result
+from lyss.metrics import ScoringInput
+from lyss.metrics import comet as comet_metric
+from lyss.metrics.comet import CometScore
+
+DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
+SPANISH = {"code": "spa", "scripts": ["Latn"]}
+
+
+def data(predictions, entries=DEMO[:6], card=SPANISH, **options):
+    return ScoringInput(entries, predictions, predictions, "eng", "spa", {"code": "eng"}, card, options)
+
+
+def train_tiny_comet(folder: Path) -> Path:
+    """A COMET regression model on a 2-layer, 32-wide XLM-R with a 400-piece sentencepiece vocabulary
+    trained on the demo corpus; taught that the reference scores 1 and a source copy 0. Returns the
+    checkpoint (folder/checkpoints/model.ckpt, hparams.yaml beside `checkpoints/`)."""
+    import pytorch_lightning as pl
+    import sentencepiece as spm
+    import torch
+    from comet.models import RegressionMetric
+    from transformers import XLMRobertaConfig, XLMRobertaTokenizer, XLMRobertaTokenizerFast
+
+    torch.manual_seed(0)
+    encoder = folder / "encoder"
+    encoder.mkdir(parents=True)
+    text = folder / "text.txt"
+    text.write_text("\n".join(e[k] for e in DEMO for k in ("source", "reference")))
+    spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(encoder / "sentencepiece.bpe"),
+                                   vocab_size=400, character_coverage=1.0, bos_id=-1, eos_id=-1, unk_id=0,
+                                   pad_id=-1, minloglevel=2)
+    XLMRobertaTokenizer(vocab_file=str(encoder / "sentencepiece.bpe.model")).save_pretrained(encoder)
+    tokenizer = XLMRobertaTokenizerFast.from_pretrained(encoder)
+    tokenizer.save_pretrained(encoder)
+    XLMRobertaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=514, type_vocab_size=1,
+                     pad_token_id=tokenizer.pad_token_id).save_pretrained(encoder)
+    train = folder / "train.csv"
+    with open(train, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["src", "mt", "ref", "score"])
+        for e in DEMO:
+            writer.writerow([e["source"], e["reference"], e["reference"], 1.0])
+            writer.writerow([e["source"], e["source"], e["reference"], 0.0])
+    model = RegressionMetric(pretrained_model=str(encoder), load_pretrained_weights=False, local_files_only=True,
+                             hidden_sizes=[16], batch_size=16, train_data=[str(train)],
+                             validation_data=[str(train)], nr_frozen_epochs=0, keep_embeddings_frozen=False,
+                             learning_rate=1e-3, encoder_learning_rate=1e-3)
+    trainer = pl.Trainer(max_epochs=2, accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
+                         limit_val_batches=0)
+    trainer.fit(model)
+    checkpoint = folder / "checkpoints" / "model.ckpt"
+    trainer.save_checkpoint(checkpoint)
+    (folder / "hparams.yaml").write_text(yaml.safe_dump(dict(model.hparams)))
+    return checkpoint
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory):
+    pytest.importorskip("comet", reason="unbabel-comet is not installed (optional extra lyss[comet])")
+    return train_tiny_comet(tmp_path_factory.mktemp("tiny_comet"))
+
+
+def test_scores_equal_the_models_own_predictions(tiny_checkpoint, tmp_path):
+    from comet import load_from_checkpoint
+
+    entries = DEMO[:6]
+    outputs = [e["reference"] for e in entries[:3]] + [e["source"] for e in entries[3:]]
+    result = CometScore().score(data(outputs, model=str(tiny_checkpoint)))
+    direct = load_from_checkpoint(str(tiny_checkpoint), local_files_only=True).predict(
+        [{"src": e["source"], "mt": o, "ref": e["reference"]} for e, o in zip(entries, outputs, strict=True)],
+        gpus=0, progress_bar=False)
+    assert result.values == pytest.approx(direct.scores, abs=1e-5)
+    assert result.corpus_value == pytest.approx(direct.system_score, abs=1e-5)
+    assert result.values[:3].mean() > result.values[3:].mean()  # it learned: reference > source copy
+    assert result.counts == {"comet_model": str(tiny_checkpoint)}
+    assert result.details["low_resource_warning"] is True and result.details["in_composite"] is False
+
+    # the per-entry scores in the metric file are the cache: the CI statistic is rebuilt from them
+    # without the model (loading it would fail here)
+    path = tmp_path / "comet_score.parquet"
+    write_metric_result(path, result, [e["id"] for e in entries])
+    comet_metric.load_model.cache_clear()
+    stored, _ = read_metric_result(path)
+    assert corpus_statistic(stored).score() == pytest.approx(result.corpus_value)
+
+
+def test_model_from_the_card_and_validated_pairs(tiny_checkpoint):
+    card = {**SPANISH, "metricModelSupport": {"comet": str(tiny_checkpoint.parent.parent)}}  # the folder works too
+    result = CometScore().score(data([e["reference"] for e in DEMO[:6]], card=card))
+    assert result.available and result.details["low_resource_warning"] is False
+    listed = CometScore().score(data([e["reference"] for e in DEMO[:6]], model=str(tiny_checkpoint),
+                                     validated_pairs=["eng-spa"]))
+    assert listed.details["low_resource_warning"] is False
+
+
+def test_hub_id_not_in_cache_is_unavailable_with_how_to_provide():
+    result = CometScore().score(data(["x"] * 6, model="lyss-test/no-such-comet-model"))
+    assert result.corpus_value is None and np.isnan(result.values).all()
+    if "not installed" not in result.reason:
+        assert "never downloads" in result.reason and "metric_options.comet_score.model" in result.reason
+    assert result.details["model"] == "lyss-test/no-such-comet-model"
+
+
+def test_missing_checkpoint_path_is_unavailable(tmp_path):
+    pytest.importorskip("comet", reason="unbabel-comet is not installed (optional extra lyss[comet])")
+    result = CometScore().score(data(["x"] * 6, model=str(tmp_path / "nothing" / "model.ckpt")))
+    assert result.corpus_value is None and "does not exist" in result.reason
+
+
+def test_missing_extra_is_unavailable(monkeypatch):
+    monkeypatch.setitem(sys.modules, "comet", None)  # import comet now raises ImportError
+    result = CometScore().score(data(["x"] * 6))
+    assert result.corpus_value is None and "lyss[comet]" in result.reason
+    assert result.details["model"] == "Unbabel/wmt22-comet-da"  # the default, from resolve_comet_model
