@@ -1,16 +1,40 @@
+from lyss.store import configured_url, mask_url
+
+
 rule report:
-    """The flat metrics file for `dvc metrics diff` and the Markdown leaderboard."""
+    """Metrics file, leaderboards (Markdown, HTML), plot data and figures, run-card database(s)."""
     input:
         cards=run_cards(),
         significance=significance_files(),
+        validation=validation_outputs(),
     output:
         metrics="results/metrics.json",
         leaderboard="results/leaderboard.md",
+        html=report(
+            "results/leaderboard.html",
+            caption="../docs/report/leaderboard.rst",
+            category="Leaderboard",
+        ),
+        # Updated in place, not replaced: the database keeps every version of every run.
+        database=update("results/lyss.sqlite"),
+        composite=expand("results/plots/composite/{dataset}.csv", dataset=DATASETS),
+        tier_chrf=expand("results/plots/tier_chrf/{dataset}.csv", dataset=DATASETS),
+        validation=directory("results/plots/validation"),
+        figures=report(
+            directory("results/plots/figures"),
+            patterns=["{name}.png"],
+            caption="../docs/report/figures.rst",
+            category="Plots",
+        ),
     log:
         "results/logs/report.log",
     threads: 1
     resources:
         mem_mb=1000,
         runtime=15,
+    params:
+        tiers=config["tiers"],
+        # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
+        database=mask_url(configured_url(config.get("database"))),
     script:
         "../scripts/report.py"

@@ -1,8 +1,19 @@
 """Snakemake adapter for rule `report`."""
 
+from pathlib import Path
+
+from lyss.errors import InputError
 from lyss.report import write_reports
 from lyss.scripting import logged
+from lyss.store import StoreError, configured_url
 
 with logged(snakemake.log[0]):
-    write_reports(snakemake.input.cards, snakemake.input.significance, snakemake.output.metrics,
-                  snakemake.output.leaderboard)
+    out = snakemake.output
+    try:
+        write_reports(snakemake.input.cards, snakemake.input.significance, out.metrics, out.leaderboard,
+                      html_out=out.html, plots_dir=Path(out.figures).parent, database=out.database,
+                      database_url=configured_url(snakemake.config.get("database")),
+                      datasets=[Path(p).stem for p in out.composite], tiers=snakemake.params.tiers,
+                      validation_dirs=snakemake.input.validation)
+    except StoreError as err:
+        raise InputError("database", str(err)) from None

@@ -114,3 +114,8 @@ def test_demo_corpus_is_valid_and_large_enough():
     assert sum("{" in e["source"] for e in entries) >= 10
     assert sum(bool(e["variants"]) for e in entries) >= 20
     assert sum(bool(e["glossary"]) for e in entries) >= 20
+
+
+def test_malformed_morphology_is_caught_at_prep(tmp_path):
+    err = error_for(tmp_path, [entry(morphology=[{"form": "perros"}])])
+    assert (err.line, err.field) == (1, "morphology") and "analysis" in str(err)

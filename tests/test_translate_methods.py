@@ -150,14 +150,31 @@ def test_resume_redoes_only_failed_entries(tmp_path):
     first = FlakyTranslator(failing={"b"})
     meta = translate_corpus(first, ENTRIES, out)
     assert meta["errors"] == 1 and read(out)[1]["error"] == "boom"
-    # An interrupted later run left a partial file with one finished record and a torn line.
-    out.unlink()
-    partial_path(out).write_text(json.dumps({**read_first_record(ENTRIES[0]), "latency_s": 0.5}) + '\n{"id": "b", "pre')
+    # The partial file was kept because of the error: a forced re-run retries only "b".
+    retry = FlakyTranslator(failing=set())
+    assert translate_corpus(retry, ENTRIES, out)["resumed"] == 3 and retry.asked == ["b"]
+    assert not partial_path(out).exists()
+
+
+def interrupted_partial(out, settings_key):
+    """A partial file as a killed run leaves it: header, one finished record, a torn line."""
+    finished = TranslationRecord("a", "hecho", "hecho", latency_s=0.5).to_dict()
+    partial_path(out).write_text(json.dumps({"settings": settings_key}) + "\n" + json.dumps(finished)
+                                 + '\n{"id": "b", "pre')
+
+
+def test_resume_after_kill_skips_finished_entries(tmp_path):
+    out = tmp_path / "out.jsonl"
+    interrupted_partial(out, "k1")
     second = FlakyTranslator(failing=set())
-    meta = translate_corpus(second, ENTRIES, out)
+    meta = translate_corpus(second, ENTRIES, out, settings_key="k1")
     assert second.asked == ["b", "c", "d"] and meta["resumed"] == 1 and meta["errors"] == 0
-    assert [r["id"] for r in read(out)] == ["a", "b", "c", "d"]
+    assert [r["id"] for r in read(out)] == ["a", "b", "c", "d"] and read(out)[0]["prediction"] == "hecho"
 
 
-def read_first_record(entry):
-    return TranslationRecord(entry["id"], "hecho", "hecho").to_dict()
+def test_partial_from_other_settings_is_discarded(tmp_path):
+    out = tmp_path / "out.jsonl"
+    interrupted_partial(out, "old-model")
+    fresh = FlakyTranslator(failing=set())
+    meta = translate_corpus(fresh, ENTRIES, out, settings_key="new-model")
+    assert fresh.asked == ["a", "b", "c", "d"] and meta["resumed"] == 0

@@ -157,7 +157,9 @@ def test_resume_only_requests_failed_and_unfinished_entries(tmp_path):
         with pytest.raises(KeyboardInterrupt):
             translator = make(server.base_url, max_retries=1, prompt_template="{source}")
             run(translator, entries, tmp_path, hooks=[("stop", interrupt_at_c)])
-        saved = [json.loads(line) for line in partial_path(tmp_path / "out.jsonl").read_text().splitlines()]
+        header, *lines = partial_path(tmp_path / "out.jsonl").read_text().splitlines()
+        assert json.loads(header) == {"settings": ""}
+        saved = [json.loads(line) for line in lines]
         assert [(r["id"], r["error"] is None) for r in saved] == [("a", True), ("b", False)]
         first_run = len(server.requests)
         assert first_run == 4  # a, b twice, c; d was never started

@@ -14,6 +14,7 @@ import yaml
 from lyss.errors import InputError
 from lyss.io import iter_jsonl
 from lyss.languages import is_known_language
+from lyss.metrics.fst import morphology_problem
 
 REQUIRED_FIELDS = ("id", "source", "reference")
 TEXT_FIELDS = ("source", "reference", "notes", "provenance")
@@ -69,6 +70,10 @@ def validate_entry(path, line: int, raw: dict) -> dict:
         if not isinstance(term, dict) or not {"source", "target"} <= term.keys():
             raise InputError(path, "each term needs 'source' and 'target'", line=line, field="glossary")
         entry["glossary"].append({k: _check_string(path, line, "glossary", term[k]) for k in ("source", "target")})
+    if "morphology" in raw:
+        problem = morphology_problem(raw["morphology"])
+        if problem:
+            raise InputError(path, problem, line=line, field="morphology")
     return entry
 
 

@@ -1,5 +1,7 @@
-"""Reports from run cards: the flat `results/metrics.json` for `dvc metrics diff`, and the Markdown
-leaderboard ranked by composite."""
+"""Reports from run cards: the flat `results/metrics.json` for `dvc metrics diff`, the Markdown leaderboard
+ranked by composite, and (rule `report`) the HTML leaderboard, the plot files and the database."""
+
+import sys
 
 from lyss.io import read_json, write_json_atomic, write_text_atomic
 
@@ -70,7 +72,39 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict]) -> st
     return "\n".join(lines) + "\n"
 
 
-def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out) -> None:
+def write_leaderboard_html(cards: list[dict], significance: dict[str, dict], path) -> None:
+    """results/leaderboard.html (src/lyss/leaderboard_html.py)."""
+    from lyss.leaderboard_html import leaderboard_html
+
+    write_text_atomic(path, leaderboard_html(cards, significance))
+
+
+def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers=None, validation_dirs=()) -> None:
+    """results/plots/: data for `dvc plots show` and PNG figures for `snakemake --report` (src/lyss/plots.py)."""
+    from lyss.plots import write_plots
+
+    write_plots(cards, plots_dir, datasets=datasets, tiers=tiers, validation_dirs=validation_dirs)
+
+
+def store_cards(card_paths, database, extra_url: str | None = None, log=None) -> None:
+    """Push the cards into the SQLite file `database` and, when configured, into `extra_url` too (a
+    PostgreSQL DSN or another SQLite file); one line per database goes to `log` (default stderr), with
+    any password masked."""
+    from lyss.store import push_cards
+
+    log = log or sys.stderr
+    targets = [str(database)] + ([extra_url] if extra_url and extra_url != str(database) else [])
+    for url in targets:
+        label, results = push_cards(card_paths, url)
+        counts = {s: sum(r.status == s for r in results) for s in ("added", "updated", "restored", "unchanged")}
+        log.write(f"database {label}: {len(results)} card(s), "
+                  + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + "\n")
+
+
+def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
+                  database=None, database_url=None, datasets=None, tiers=None, validation_dirs=()) -> None:
+    """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
+    files and the database when their outputs are given."""
     cards = [read_json(p) for p in card_paths]
     significance = {}
     for path in significance_paths:
@@ -78,3 +112,9 @@ def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out) 
         significance[block["dataset"]] = block
     write_json_atomic(metrics_out, summary(cards))
     write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance))
+    if html_out is not None:
+        write_leaderboard_html(cards, significance, html_out)
+    if plots_dir is not None:
+        write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers, validation_dirs=validation_dirs)
+    if database is not None:
+        store_cards(card_paths, database, database_url)

@@ -2,10 +2,11 @@
 
 FST acceptance, terminology, code-switching and the orthography checks must agree on what a "word"
 is, or their numbers cannot be compared. A word is a run of letters (Unicode L*/M*, plus the card's
-`word_tokenisation.extra_letters`) that may contain the card's joiners (apostrophes, hyphens) between
-letters. Numbers, codes with digits (`B12`, `IB3456`), punctuation, `{placeholders}`, URLs and e-mail
-addresses are not words of any language, so they are dropped before anything is counted. A digit that
-an orthography uses as a letter (the glottal stop "7" in Sḵwx̱wú7mesh) is declared in `extra_letters`.
+`word_tokenisation.extra_letters`) with at least one Unicode letter, which may contain the card's joiners
+(apostrophes, hyphens) between letters. Numbers, codes with digits (`B12`, `IB3456`), punctuation,
+`{placeholders}`, URLs and e-mail addresses are not words of any language, so they are dropped before
+anything is counted. A digit that an orthography uses as a letter (the glottal stop "7" in
+Sḵwx̱wú7mesh) is declared in `extra_letters`.
 """
 
 import functools

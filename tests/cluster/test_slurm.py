@@ -1,0 +1,108 @@
+"""The demo pipeline as SLURM jobs on a real single-node cluster (slurm_cluster.py) through
+snakemake-executor-plugin-slurm and profiles/slurm, against the same slice run locally with
+profiles/local: the run cards must agree (fingerprints and every score) except the timing-derived speed
+fields (elapsed seconds, latencies, throughput), which measure wall time and legitimately differ.
+
+A slice (N entries, 2 methods, 5 metrics: 17 jobs) keeps this under a couple of minutes on 2 cores: each
+SLURM job starts Snakemake twice (batch step and job step)."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scratch_project import DATASET, ROOT, make_project, run_card, sh, without_timing  # noqa: E402
+from slurm_cluster import ClusterUnavailable, start_cluster  # noqa: E402
+
+from lyss.metric_files import read_metric_result  # noqa: E402
+
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+
+N_ENTRIES = 12
+METHODS = ["apertium", "copy_source"]
+METRICS = ["exact_match_rate", "chrf_plus_plus", "bleu", "length_ratio", "comet_score"]
+N_JOBS = 1 + len(METHODS) * (1 + len(METRICS) + 1) + 1 + 1  # prep, translate+score+aggregate, significance, report
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    try:
+        cluster = start_cluster()
+    except ClusterUnavailable as err:
+        pytest.skip(f"SLURM test skipped: the local cluster cannot start: {err}")
+    yield cluster
+    cluster.stop()
+    assert all(p.poll() is not None for p in cluster.processes.values())
+    shutil.rmtree(cluster.base, ignore_errors=True)
+
+
+def project(path: Path) -> Path:
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    work = make_project(path, N_ENTRIES, methods={m: params["methods"][m] for m in METHODS}, metrics=METRICS)
+    shutil.copytree(ROOT / "profiles", work / "profiles")
+    return work
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    work = project(tmp_path_factory.mktemp("local"))
+    sh(work, "snakemake", "--profile", "profiles/local", "--cores", "2", "all", timeout=300)
+    return work
+
+
+@pytest.fixture(scope="module")
+def slurm_run(tmp_path_factory, cluster):
+    work = project(tmp_path_factory.mktemp("slurm"))
+    # What a user edits for their cluster: partition and account; this cluster has no accounting, so
+    # the plugin queries squeue (MinJobAge=300 ≥ 3 × the 2 s initial wait) and submits without account.
+    profile = yaml.safe_load((work / "profiles/slurm/config.yaml").read_text())
+    profile["default-resources"] = {"slurm_partition": cluster.partition}
+    profile.update({"slurm-no-account": True, "slurm-status-command": "squeue",
+                    "slurm-init-seconds-before-status-checks": 2, "jobs": 4, "latency-wait": 10})
+    (work / "profiles/slurm/config.yaml").write_text(yaml.safe_dump(profile))
+    done = sh(work, "snakemake", "--profile", "profiles/slurm", "all", timeout=420, check=False, env_extra=cluster.env)
+    jobs = cluster.client("squeue", "-h", "-t", "all", "-o", "%i|%T|%k|%b").stdout.split()
+    if done.returncode:
+        pytest.fail(f"snakemake on SLURM failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
+                    f"jobs: {jobs}\n{cluster.logs()}")
+    return work, [line.split("|") for line in jobs]
+
+
+def test_every_job_ran_on_slurm_with_its_declared_resources(slurm_run, cluster):
+    _, jobs = slurm_run
+    assert len(jobs) == N_JOBS, jobs
+    assert all(state == "COMPLETED" for _, state, _, _ in jobs), jobs
+    gpu_jobs = [job for job in jobs if "comet_score" in job[2]]
+    assert len(gpu_jobs) == len(METHODS)
+    for job_id, *_ in gpu_jobs:  # the COMET jobs asked for (and got) the node's GPU
+        detail = cluster.client("scontrol", "show", "job", job_id).stdout
+        assert "gpu" in detail, detail
+
+
+def test_slurm_run_cards_equal_local_ones(slurm_run, local_run):
+    slurm, _ = slurm_run
+    for method in METHODS:
+        on_slurm, here = run_card(slurm, method), run_card(local_run, method)
+        assert on_slurm["fingerprint"] == here["fingerprint"]
+        assert without_timing(on_slurm) == without_timing(here)
+        assert on_slurm["scores"]["total"] == N_ENTRIES and on_slurm["scores"]["errors"] == 0
+    significance = f"results/significance/{DATASET}.json"
+    assert json.loads((slurm / significance).read_text()) == json.loads((local_run / significance).read_text())
+
+
+def test_per_entry_metric_values_are_identical(slurm_run, local_run):
+    slurm, _ = slurm_run
+    for path in sorted((local_run / "results/metrics").rglob("*.parquet")):
+        relative = path.relative_to(local_run)
+        (here, ids), (there, slurm_ids) = read_metric_result(path), read_metric_result(slurm / relative)
+        assert ids == slurm_ids and here.corpus_value == there.corpus_value, relative
+        assert here.values.tobytes() == there.values.tobytes(), relative
+
+
+def test_nothing_left_to_do_after_the_cluster_run(slurm_run):
+    slurm, _ = slurm_run
+    assert "Nothing to be done" in sh(slurm, "snakemake", "-n", "--cores", "1", "all").stdout
