@@ -5,7 +5,8 @@ VENV := .venv
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_APT := apertium apertium-eng-spa lttoolbox hfst
-TEST_APT := $(RUN_APT)
+# postgresql: the store tests start a throwaway server; chromium + chromium-driver: the leaderboard page test.
+TEST_APT := $(RUN_APT) postgresql chromium chromium-driver
 
 .PHONY: run test lint apt-run apt-test
 

@@ -19,7 +19,7 @@ rule report:
         database=update("results/lyss.sqlite"),
         composite=expand("results/plots/composite/{dataset}.csv", dataset=DATASETS),
         tier_chrf=expand("results/plots/tier_chrf/{dataset}.csv", dataset=DATASETS),
-        validation=directory("results/plots/validation"),
+        validation="results/plots/validation/correlations.csv",
         figures=report(
             directory("results/plots/figures"),
             patterns=["{name}.png"],

@@ -14,13 +14,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
-PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "params.yaml", "dvc.yaml", "data/languages", "data/validation",
+PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "pyproject.toml", "params.yaml", "dvc.yaml",
+                 "data/languages", "data/validation",
                  ".dvc/config", ".dvcignore", ".gitignore"]
 DATASET = "demo_small"
 
 
 def env(**extra) -> dict:
-    return dict(os.environ, PATH=f"{VENV_BIN}:{os.environ['PATH']}", DVC_NO_ANALYTICS="1", **extra)
+    merged = {**os.environ, "DVC_NO_ANALYTICS": "1", **extra}
+    merged["PATH"] = f"{VENV_BIN}:{merged['PATH']}"
+    return merged
 
 
 def sh(cwd, *cmd, check=True, timeout=600, env_extra=None):
@@ -44,7 +47,10 @@ def make_project(work: Path, n_entries: int = 20, methods: dict | None = None, m
         if not source.exists():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(source, target)
     demo = ROOT / "data/corpora/demo_eng_spa"
     small = work / "data/corpora" / DATASET
     small.mkdir(parents=True)

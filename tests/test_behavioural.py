@@ -71,6 +71,10 @@ def test_source_language_without_word_list_and_shared_script_is_unavailable():
     result = run(CodeSwitchingRate, [("tânisi", "hola", "hola")], source_card={"code": "crk", "scripts": ["Latn"]},
                  pair=("crk", "spa"))
     assert result.corpus_value is None and "no word list" in result.reason
+    # a card can name the wordfreq list to use (here: pretend the source is English)
+    named = {"code": "xxx", "scripts": ["Latn"], "code_switching": {"wordfreq": "en"}}
+    result = run(CodeSwitchingRate, [("x", "y", "hola the")], source_card=named, pair=("xxx", "spa"))
+    assert result.values == pytest.approx([0.5]) and result.details["source_wordlist"] == "wordfreq:en"
 
 
 def test_target_analyzer_keeps_shared_words_from_counting():

@@ -7,21 +7,32 @@ import random
 from pathlib import Path
 
 import pytest
+import yaml
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
 from lyss.cli import main
+from lyss.commands import score as score_command
+from lyss.metrics import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMON = ["--params", str(ROOT / "params.yaml"), "--languages", str(ROOT / "data" / "languages")]
 WORDS = "el la de que y en un una los se del las por con para es al lo como casa perro agua libro día".split()
+SURFACE = "exact_match_rate,chrf_plus_plus,bleu"
+# The project's settings with both weight profiles cut to the surface metrics, so that `compare`'s
+# composite does not pull in the embedding-based metrics (slow, and tested elsewhere).
+FAST_WEIGHTS = {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10}
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """120 segments; system a is close to the reference, b a little further, c far off."""
+    """120 segments (system a close to the reference, b a little further, c far off) and the
+    --params/--languages options."""
     rng = random.Random(1)
     folder = tmp_path_factory.mktemp("text")
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    params["composite"]["profiles"] = {"A": FAST_WEIGHTS, "B": FAST_WEIGHTS}
+    (folder / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    common = ["--params", str(folder / "params.yaml"), "--languages", str(ROOT / "data" / "languages")]
     refs = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(120)]
 
     def perturb(rate):
@@ -32,7 +43,7 @@ def files(tmp_path_factory):
     for name, lines in texts.items():
         paths[name] = folder / f"{name}.txt"
         paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return paths, texts
+    return paths, texts, common
 
 
 def run(capsys, *argv):
@@ -42,9 +53,9 @@ def run(capsys, *argv):
 
 
 def test_score_json_matches_sacrebleu(files, capsys):
-    paths, texts = files
+    paths, texts, common = files
     code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                       "-i", str(paths["a"]), "-l", "eng-spa", "--json", *COMMON)
+                       "-i", str(paths["a"]), "-l", "eng-spa", "--metrics", SURFACE, "--json", *common)
     assert code == 0
     scores = json.loads(out)["scores"]
     refs = [texts["ref"]]
@@ -58,14 +69,14 @@ def test_score_json_matches_sacrebleu(files, capsys):
 
 
 def test_score_with_ci_and_text_output(files, capsys):
-    paths, _ = files
+    paths, _, common = files
     args = ["score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]), "-l", "eng-spa",
-            *COMMON, "--ci", "--n", "200", "--seed", "3"]
+            "--metrics", SURFACE, *common, "--ci", "--n", "200", "--seed", "3"]
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0
     block = json.loads(out)
     intervals = block["scores"]["confidence_intervals"]
-    assert {"chrf_plus_plus", "exact_match_rate", "composite"} <= set(intervals)
+    assert set(intervals) == {"chrf_plus_plus", "exact_match_rate", "composite"}
     for metric, ci in intervals.items():
         assert ci["ci_lower"] <= block["scores"][metric] <= ci["ci_upper"]
     code, out, _ = run(capsys, *args)
@@ -74,9 +85,9 @@ def test_score_with_ci_and_text_output(files, capsys):
 
 
 def test_language_without_card_uses_defaults(files, capsys):
-    paths, _ = files
+    paths, _, common = files
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                         "-i", str(paths["a"]), "-l", "eng-xyz", "--json", *COMMON)
+                         "-i", str(paths["a"]), "-l", "eng-xyz", "--metrics", SURFACE, "--json", *common)
     assert code == 0
     assert "no language card" in err and "xyz" in err and "13a" in err
     block = json.loads(out)
@@ -93,11 +104,11 @@ def _sacrebleu(test, n, metric, texts, system):
 
 @pytest.mark.parametrize("test,n", [("bs", 1000), ("ar", 1000)])
 def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
-    paths, texts = files
+    paths, texts, common = files
     code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
                        "-i", str(paths["a"]), str(paths["b"]), str(paths["c"]), "-l", "eng-spa",
                        "--metrics", "chrf_plus_plus,bleu", "--test", test, "--n", str(n), "--seed", "12345",
-                       "--json", *COMMON)
+                       "--json", *common)
     assert code == 0
     rows = json.loads(out)
     assert [(r["system"], r["metric"]) for r in rows] == [
@@ -125,9 +136,9 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
 
 
 def test_compare_text_table_with_composite(files, capsys):
-    paths, _ = files
+    paths, _, common = files
     code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                       "-i", str(paths["a"]), str(paths["c"]), "-l", "eng-spa", "--n", "200", *COMMON)
+                       "-i", str(paths["a"]), str(paths["c"]), "-l", "eng-spa", "--n", "200", *common)
     assert code == 0
     assert "(baseline)" in out and "p (Holm)" in out and "composite over:" in out
     assert out.count("*") >= 2  # c is far worse than a: marked on several metrics (footer has one more '*')
@@ -140,7 +151,7 @@ def test_compare_text_table_with_composite(files, capsys):
     ("latin1", "not UTF-8 text"),
 ])
 def test_bad_files_give_clear_errors(files, capsys, tmp_path, problem, expected):
-    paths, texts = files
+    paths, texts, common = files
     bad = tmp_path / "bad.txt"
     if problem == "short":
         bad.write_text("\n".join(texts["a"][:-1]) + "\n", encoding="utf-8")
@@ -148,19 +159,29 @@ def test_bad_files_give_clear_errors(files, capsys, tmp_path, problem, expected)
         bad.write_text("", encoding="utf-8")
     elif problem == "latin1":
         bad.write_bytes("línea\n".encode("latin-1"))
-    for command in (["score", "-i", str(bad)], ["compare", "-i", str(paths["a"]), str(bad)]):
+    for command in (["score", "-i", str(bad), "--metrics", SURFACE], ["compare", "-i", str(paths["a"]), str(bad)]):
         code, _, err = run(capsys, *command, "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                           "-l", "eng-spa", *COMMON)
+                           "-l", "eng-spa", *common)
         assert code == 2
         assert str(bad) in err and expected in err
 
 
 def test_bad_options_give_clear_errors(files, capsys):
-    paths, _ = files
-    base = ["-s", str(paths["src"]), "-r", str(paths["ref"]), *COMMON]
+    paths, _, common = files
+    base = ["-s", str(paths["src"]), "-r", str(paths["ref"]), *common]
     code, _, err = run(capsys, "score", *base, "-i", str(paths["a"]), "-l", "eng-spa", "--metrics", "blue")
     assert code == 2 and "unknown metric 'blue'" in err
-    code, _, err = run(capsys, "score", *base, "-i", str(paths["a"]), "-l", "english")
+    code, _, err = run(capsys, "score", *base, "-i", str(paths["a"]), "-l", "english", "--metrics", SURFACE)
     assert code == 2 and "SRC-TGT" in err
     code, _, err = run(capsys, "compare", *base, "-i", str(paths["a"]), "-l", "eng-spa")
     assert code == 2 and "at least two files" in err
+
+
+def test_default_metrics_are_those_that_need_no_model(monkeypatch):
+    class NeedsModel:
+        requires_model = True
+
+    monkeypatch.setitem(REGISTRY, "needs_a_model", NeedsModel)
+    defaults = score_command.model_free_metrics()
+    assert "needs_a_model" not in defaults
+    assert {"exact_match_rate", "chrf_plus_plus", "bleu", "ter"} <= set(defaults)

@@ -107,9 +107,13 @@ def test_differing_composite_coverage_is_warned_and_compared_on_shared_metrics()
     refs, hyps = systems(n=60)
     per_method = {name: score(refs, h) for name, h in hyps.items()}
     per_method["c"]["fst_acceptance_rate"] = MetricResult("fst_acceptance_rate", np.ones(60), 1.0)
+    del per_method["b"]["bleu"]
     block = compare_methods(per_method, WEIGHTS, NORMALISATION, n_bootstrap=100, n_trials=100, seed=1)
     assert block["composite_metrics"] == ["chrf_plus_plus", "exact_match_rate"]
-    assert len(block["warnings"]) == 1 and "fst_acceptance_rate" in block["warnings"][0]
+    coverage, missing = block["warnings"]
+    assert "fst_acceptance_rate" in coverage and "shared metrics only" in coverage
+    assert missing.startswith("bleu is unavailable") and "for b;" in missing
+    assert {(r["baseline"], r["system"]) for r in block["comparisons"] if r["metric"] == "bleu"} == {("a", "c")}
     # c's composite over the shared metrics: (0.15·chrF/100 + 0.05·EM) / 0.20, FST left out.
     c = per_method["c"]
     chrf, em = c["chrf_plus_plus"].corpus_value, c["exact_match_rate"].corpus_value

@@ -178,3 +178,22 @@ def test_partial_from_other_settings_is_discarded(tmp_path):
     fresh = FlakyTranslator(failing=set())
     meta = translate_corpus(fresh, ENTRIES, out, settings_key="new-model")
     assert fresh.asked == ["a", "b", "c", "d"] and meta["resumed"] == 0
+
+
+def test_apertium_does_not_move_words_across_entries(tmp_path):
+    # With entries on adjacent lines Apertium's transfer joined "{count} new messages" with the next
+    # entry ("{Cuenta} nombre de" / "{mensajes nuevos} está escribiendo…"); a blank line keeps them apart.
+    entries = [{"id": "x", "source": "{count} new messages"}, {"id": "y", "source": "{name} is typing…"}]
+    translator = build_translator("apertium", MethodContext("m", {}, "eng", "spa", corpus_ids=["x", "y"]))
+    translate_corpus(translator, entries, tmp_path / "out.jsonl")
+    x, y = read(tmp_path / "out.jsonl")
+    assert "mensajes" in x["prediction"] and "mensajes" not in y["prediction"]
+
+
+def test_command_blank_line_separation_is_checked(tmp_path):
+    # `blank_lines_between: 1` expects a blank separator: `cat` passes it through, so alignment holds,
+    # while a command that turns the separators into text breaks it.
+    rows, _ = run("command", tmp_path, cmd=["cat"], blank_lines_between=1)
+    assert [r["prediction"] for r in rows] == [e["source"] for e in ENTRIES]
+    rows, meta = run("command", tmp_path, cmd=["sed", "s/^$/SEP/"], blank_lines_between=1)
+    assert meta["errors"] == len(ENTRIES)

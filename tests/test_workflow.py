@@ -16,8 +16,8 @@ import yaml
 from lyss.runcard import validate_run_card
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "params.yaml", "dvc.yaml", "data/languages", ".dvc/config",
-                 ".dvcignore", ".gitignore"]
+PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "params.yaml", "dvc.yaml", "data/languages", "data/validation",
+                 ".dvc/config", ".dvcignore", ".gitignore"]
 N_ENTRIES = 40
 
 pytestmark = pytest.mark.slow
@@ -53,6 +53,7 @@ def project(tmp_path_factory):
     (small / "dataset.yaml").write_text(card, encoding="utf-8")
     params = yaml.safe_load((work / "params.yaml").read_text())
     params["datasets"] = {"demo_small": {"path": "data/corpora/demo_small"}}
+    params["validation"]["labels"]["args"]["resamples"] = 1000  # keeps the test quick; same code path
     (work / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True))
     sh(work, "git", "init", "-q")
     sh(work, "snakemake", "--cores", "2", "all")

@@ -1,7 +1,9 @@
 """Atomic file writes and JSONL reading: a killed job never leaves a half-written file behind."""
 
+import glob
 import json
 import os
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,17 +14,44 @@ from lyss.errors import InputError
 
 @contextmanager
 def atomic_path(path):
-    """Yield a temporary path beside `path`; rename it over `path` only if the block succeeds."""
+    """Yield a temporary path beside `path`; rename it over `path` only if the block succeeds.
+
+    The temporary name carries host and pid (`.<name>.<host>-<pid>.<random>.tmp`): a writer killed with
+    SIGKILL cannot remove its own, so a later successful write of the same file removes those left by
+    dead processes of this host, and no stray file stays inside a DVC-tracked output folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_HOST}-{os.getpid()}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         yield Path(tmp)
         os.replace(tmp, path)
+        _remove_orphans(path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+_HOST = socket.gethostname().replace(".", "_").replace("-", "_")
+
+
+def _remove_orphans(path: Path) -> None:
+    """Delete temporary files of `path` left by killed writers (same host, process no longer running)."""
+    prefix = f".{path.name}.{_HOST}-"
+    for candidate in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = candidate.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            candidate.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def write_text_atomic(path, text: str) -> None:

@@ -3,7 +3,7 @@
 Data (small CSV files, declared under `plots:` in dvc.yaml with the templates in .dvc/plots/):
   results/plots/composite/<dataset>.csv   method, composite, ci_lower, ci_upper, quality_tier
   results/plots/tier_chrf/<dataset>.csv   method, difficulty_tier, n, chrf_plus_plus, ci_lower, ci_upper
-  results/plots/validation/correlations.csv   (when the human-judgment step ran)
+  results/plots/validation/correlations.csv   (rows when the human-judgment step ran, else a header)
                                           label, level, metric, statistic, value, ci_lower, ci_upper
 Figures (PNG, matplotlib's Agg canvas, for the Snakemake report): results/plots/figures/
   composite_<dataset>.png, tier_chrf_<dataset>.png, validation_correlations.png, and the jury step's own
@@ -118,9 +118,10 @@ def _save(figure, path) -> None:
 
 
 def _errors(values, lows, highs):
-    """Matplotlib's asymmetric error bars; a missing bound draws no bar on that side."""
-    below = [v - lo if v is not None and lo is not None else 0.0 for v, lo in zip(values, lows, strict=True)]
-    above = [hi - v if v is not None and hi is not None else 0.0 for v, hi in zip(values, highs, strict=True)]
+    """Matplotlib's asymmetric error bars; a missing bound draws no bar on that side, and neither does a
+    bound on the wrong side of the value (a percentile interval can exclude a skewed estimate)."""
+    below = [max(v - lo, 0.0) if v is not None and lo is not None else 0.0 for v, lo in zip(values, lows, strict=True)]
+    above = [max(hi - v, 0.0) if v is not None and hi is not None else 0.0 for v, hi in zip(values, highs, strict=True)]
     return np.array([below, above])
 
 
@@ -218,21 +219,21 @@ def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None, t
         plot_composite(dataset, composite, tiers, figures / f"composite_{dataset}.png")
         plot_tier_chrf(dataset, per_tier, figures / f"tier_chrf_{dataset}.png")
         written += [figures / f"composite_{dataset}.png", figures / f"tier_chrf_{dataset}.png"]
-    validation = out / "validation"
-    validation.mkdir(parents=True, exist_ok=True)
+    correlations: list[dict] = []
     for folder in map(Path, validation_dirs):
-        correlations = folder / "correlations.csv"
-        if correlations.exists():
-            rows = correlation_rows(correlations)
-            write_text_atomic(validation / "correlations.csv", _csv(CORRELATION_COLUMNS, rows))
-            written.append(validation / "correlations.csv")
-            if rows:
-                plot_correlations(rows, figures / "validation_correlations.png")
-                written.append(figures / "validation_correlations.png")
+        if (folder / "correlations.csv").exists():
+            correlations += correlation_rows(folder / "correlations.csv")
         for name in JURY_FIGURES:
             if (folder / name).exists():
                 target = figures / f"validation_jury_{name}"
                 with atomic_path(target) as tmp:
                     shutil.copyfile(folder / name, tmp)
                 written.append(target)
+    # Always written (only the header without a validation step), so the dvc.yaml plot and the Snakemake
+    # output exist either way.
+    write_text_atomic(out / "validation" / "correlations.csv", _csv(CORRELATION_COLUMNS, correlations))
+    written.append(out / "validation" / "correlations.csv")
+    if correlations:
+        plot_correlations(correlations, figures / "validation_correlations.png")
+        written.append(figures / "validation_correlations.png")
     return written

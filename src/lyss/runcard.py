@@ -147,7 +147,8 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
     totals = totals_block(records, entries, elapsed)
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"])
-    caveats = score_caveats(entries, [r.get("prediction") for r in records], caveat_settings)
+    prediction_of = {r["id"]: r.get("prediction") for r in records}
+    caveats = score_caveats(entries, [prediction_of.get(e["id"]) for e in entries], caveat_settings)
     ungated = scores["quality_tier"]
     scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return {

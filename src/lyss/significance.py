@@ -62,6 +62,18 @@ def method_statistics(results: dict[str, MetricResult], metrics, weights: dict, 
     return out
 
 
+def coverage_notes(statistics: dict[str, dict[str, CorpusStatistic]], metrics) -> list[str]:
+    """A note for each metric that some methods have and others lack: it is compared only where both
+    methods of a pair have it, so a reader should know which comparisons are missing."""
+    notes = []
+    for metric in metrics:
+        lacking = [name for name, stats in statistics.items() if metric not in stats]
+        if lacking and len(lacking) < len(statistics):
+            notes.append(f"{metric} is unavailable (or not recomputable from per-entry rows) for "
+                         f"{', '.join(lacking)}; it is compared only between methods that have it")
+    return notes
+
+
 def _add_holm(rows: list[dict], key: str) -> None:
     """`<key>_holm` beside `<key>`: Holm over the rows of each metric (the pairs of the dataset)."""
     for metric in dict.fromkeys(r["metric"] for r in rows):
@@ -132,7 +144,7 @@ def compare_methods(per_method: dict[str, dict[str, MetricResult]], weights: dic
                      "p_value": "(c + 1) / (n + 1), two-sided, as sacrebleu",
                      "holm": "across the pairs of the dataset, per metric and test"},
         "composite_metrics": shared,
-        "warnings": [warning] if warning else [],
+        "warnings": ([warning] if warning else []) + coverage_notes(statistics, SIGNIFICANCE_METRICS),
         "scores": {name: {m: s.score() for m, s in stats.items()} for name, stats in statistics.items()},
         "comparisons": compare_pairs(statistics, pairs, n_bootstrap=n_bootstrap, n_trials=n_trials, seed=seed,
                                      alpha=alpha),

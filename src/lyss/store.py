@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote
 
 import jsonschema
 import numpy as np
@@ -116,6 +116,19 @@ def sqlite_path(url: str) -> Path:
 
 
 _KEYWORD_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
+
+
+def _split_userinfo(url: str) -> tuple[str, str | None, str]:
+    """(scheme://user, raw password or None, @host… remainder) of a URL DSN. The last '@' ends the
+    user information, so a password holding '/', '?', '#' or '@' is still found whole."""
+    scheme, rest = url.split("://", 1)
+    at = rest.rfind("@")
+    if at == -1:
+        return f"{scheme}://", None, rest
+    userinfo, remainder = rest[:at], rest[at:]
+    user, colon, password = userinfo.partition(":")
+    return f"{scheme}://{user}", password if colon else None, remainder
 
 
 def mask_url(url: str | None) -> str | None:
@@ -123,31 +136,21 @@ def mask_url(url: str | None) -> str | None:
     if url is None:
         return None
     if url.startswith(("postgresql://", "postgres://")):
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":" + MASK
-            netloc = f"{userinfo}@{host}"
-        query = parts.query
-        if query:
-            pairs = [(k, MASK if k.lower() == "password" else v) for k, v in parse_qsl(query, keep_blank_values=True)]
-            query = urlencode(pairs, safe="*")
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        head, password, remainder = _split_userinfo(url)
+        masked = head + (f":{MASK}" if password is not None else "") + remainder
+        return _QUERY_PASSWORD.sub(lambda m: m.group(1) + MASK, masked)
     return _KEYWORD_PASSWORD.sub(lambda m: m.group(1) + MASK, url)
 
 
 def _secrets(url: str) -> list[str]:
     """The password of a DSN, in every spelling a driver message might echo."""
-    found = []
     if url.startswith(("postgresql://", "postgres://")):
-        parts = urlsplit(url)
-        if parts.password:
-            found.append(parts.password)
-        found += [v for k, v in parse_qsl(parts.query) if k.lower() == "password"]
+        found = [m.group(2) for m in _QUERY_PASSWORD.finditer(url)]
+        password = _split_userinfo(url)[1]
+        if password:
+            found.append(password)
     else:
-        found += [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
+        found = [m.group(2).strip("'") for m in _KEYWORD_PASSWORD.finditer(url)]
     expanded = [spelling for secret in found for spelling in (secret, unquote(secret))]
     return sorted({s for s in expanded if s}, key=len, reverse=True)
 
@@ -194,11 +197,11 @@ def load_card(path) -> dict:
     return card
 
 
-def canonical_json(card: dict) -> str:
+def canonical_json(card: dict, source="<card>") -> str:
     try:
         return json.dumps(card, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except ValueError:
-        raise InputError("<card>", "holds NaN or Infinity, which JSON databases cannot store") from None
+        raise InputError(source, "holds NaN or Infinity, which JSON databases cannot store") from None
 
 
 @dataclass(frozen=True)
@@ -232,9 +235,11 @@ class Store:
             store = cls._open_postgres(url)
         else:
             path = sqlite_path(url)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(path, isolation_level=None, timeout=30)
-            connection.execute("PRAGMA foreign_keys = ON")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+            except (OSError, sqlite3.Error) as err:
+                raise StoreError(f"cannot open the SQLite database {path}: {err}") from None
             store = cls(connection, "sqlite", str(path), url)
         if migrate:
             try:
@@ -290,8 +295,8 @@ class Store:
             with self.connection.transaction():
                 yield
 
-    def _json_param(self, card: dict):
-        text = canonical_json(card)
+    def _json_param(self, card: dict, source="<card>"):
+        text = canonical_json(card, source)
         if self.dialect == "postgresql":
             from psycopg.types.json import Jsonb
             return Jsonb(json.loads(text))
@@ -343,7 +348,7 @@ class Store:
         check_card(card, source)
         row = card_row(card)
         dataset, method, fingerprint = row["dataset_id"], row["method_name"], row["fingerprint_hash"]
-        document = self._json_param(card)
+        document = self._json_param(card, source)
         now = _now()
         stamp = now if self.dialect == "postgresql" else now.isoformat()
         with self._transaction():
@@ -383,8 +388,8 @@ class Store:
     # -- reading ---------------------------------------------------------------------------------------
     def query(self, dataset: str | None = None, sort: str = "composite", history: bool = False,
               method: str | None = None) -> list[dict]:
-        """Rows as dicts (QUERY_COLUMNS + `run_card`): the current version of each method by default, every
-        version with `history`; filtered by dataset and method; ordered by `sort`, nulls last, then by name."""
+        """Rows as dicts (QUERY_COLUMNS + `run_card`) per dataset: the current version of each method ordered
+        by `sort` (nulls last, then by name); with `history`, every version, by method and newest first."""
         if sort not in SORTS:
             raise StoreError(f"unknown sort {sort!r}; choose from {', '.join(SORTS)}")
         column, direction = SORTS[sort]
@@ -399,8 +404,9 @@ class Store:
             where.append("method_name = ?")
             params.append(method)
         clause = f"WHERE {' AND '.join(where)} " if where else ""
+        order = ("method_name, version DESC" if history else f"{column} {direction} NULLS LAST, method_name")
         statement = (f"SELECT {', '.join(QUERY_COLUMNS)}, run_card FROM run_cards {clause}"
-                     f"ORDER BY dataset_id, {column} {direction} NULLS LAST, method_name, version DESC")
+                     f"ORDER BY dataset_id, {order}")
         rows = self._execute(statement, params).fetchall()
         out = []
         for values in rows:

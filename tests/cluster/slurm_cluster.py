@@ -85,8 +85,12 @@ class Cluster:
 
     @property
     def env(self) -> dict:
-        """What a client (sbatch, squeue, the Snakemake plugin, the jobs) needs to find this cluster."""
-        return {"SLURM_CONF": str(self.base / "slurm.conf")}
+        """What a client (sbatch, squeue, the Snakemake plugin, the jobs) needs to find this cluster.
+
+        The job-step plugin drops every SLURM_* variable, SLURM_CONF included, before its nested `srun`;
+        on a real cluster srun then finds /etc/slurm/slurm.conf (or asks a configless slurmd), here it
+        would find nothing, so `bin/` on PATH holds an `srun` that sets SLURM_CONF and runs the real one."""
+        return {"SLURM_CONF": str(self.base / "slurm.conf"), "PATH": f"{self.base / 'bin'}:{os.environ['PATH']}"}
 
     def client(self, *argv, timeout=30) -> subprocess.CompletedProcess:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env={**os.environ, **self.env})
@@ -156,8 +160,11 @@ def start_cluster(base: Path | None = None, cpus: int | None = None, memory_mb: 
     # munged checks that every directory above its socket is traversable; pytest's tmp dirs are 0700
     base = Path(tempfile.mkdtemp(prefix="lyss-slurm-", dir=base))
     base.chmod(0o755)
-    for sub in ("state", "spool", "log"):
+    for sub in ("state", "spool", "log", "bin"):
         (base / sub).mkdir()
+    srun = base / "bin" / "srun"
+    srun.write_text(f'#!/bin/sh\nSLURM_CONF={base}/slurm.conf exec {shutil.which("srun")} "$@"\n')
+    srun.chmod(0o755)
     munge_dir = base / "munge"
     munge_dir.mkdir(mode=0o711)
     shutil.chown(munge_dir, "munge", "munge")

@@ -15,6 +15,7 @@ from lyss.commands.score import (
     add_common_arguments,
     language_cards,
     load_settings,
+    model_free_metrics,
     parse_metrics,
     read_parallel,
     score_metrics,
@@ -22,7 +23,7 @@ from lyss.commands.score import (
 )
 from lyss.composite import select_profile
 from lyss.errors import InputError
-from lyss.significance import compare_pairs, method_statistics, shared_composite_metrics
+from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
 from lyss.validation.options import positive_int
 
 DEFAULT_METRICS = "chrf_plus_plus,bleu,exact_match_rate,composite"
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     normalisation = settings["composite"].get("normalisation", {})
     scored = [m for m in metrics if m != "composite"]
     if "composite" in metrics:
-        scored += [m for m in parse_metrics(None) if m in weights and m not in scored]
+        scored += [m for m in model_free_metrics() if m in weights and m not in scored]
     names = [str(p) for p in args.hypotheses]
     if len(names) < 2:
         raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
@@ -108,10 +109,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"lyss: warning: {warning}", file=sys.stderr)
     statistics = {name: method_statistics(results, metrics, weights, normalisation, shared)
                   for name, results in per_system.items()}
-    for metric in metrics:
-        if any(metric not in s for s in statistics.values()):
-            print(f"lyss: note: {metric} is not available for every system and is not compared",
-                  file=sys.stderr)
+    for note in coverage_notes(statistics, metrics):
+        print(f"lyss: note: {note}", file=sys.stderr)
     seed = stats["seed"] if args.seed is None else args.seed
     n = args.n or (stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"])
     comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]],

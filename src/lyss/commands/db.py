@@ -92,10 +92,11 @@ def _fmt(value, digits: int) -> str:
 
 
 def _table(rows: list[dict], history: bool) -> str:
+    """Current versions ranked within each dataset; with `history`, every version and no rank."""
     header = ["dataset", "#", "method", "composite", "tier", "chrF++", "cost/entry USD", "avg latency s",
               "entries/min", "fingerprint"]
     if history:
-        header[2:3] = ["method", "version", "current"]
+        header[1:3] = ["method", "version", "current"]
     body, rank, last = [], 0, None
     for row in rows:
         rank = rank + 1 if row["dataset_id"] == last else 1
@@ -105,7 +106,7 @@ def _table(rows: list[dict], history: bool) -> str:
                 _fmt(row["avg_latency_seconds"], 4), _fmt(row["entries_per_minute"], 1),
                 row["fingerprint_hash"][:12]]
         if history:
-            line[2:3] = [row["method_name"], str(row["version"]), "yes" if row["is_current"] else ""]
+            line[1:3] = [row["method_name"], str(row["version"]), "yes" if row["is_current"] else ""]
         body.append(line)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()

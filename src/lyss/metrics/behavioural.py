@@ -19,11 +19,11 @@ from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
 from lyss.metrics.semantic import has_content
 from lyss.text import NON_LINGUISTIC, words
+from lyss.translate.hooks import PLACEHOLDER
 
 SENTENCE_END = regex.compile(r"(?<=[.!?…。！？])\s+|\n+")
 # After these a capital letter starts a quotation or a clause, not a name.
 CLAUSE_START = regex.compile(r"[:\"“”„«»‹›「」『』]")
-PLACEHOLDER = regex.compile(r"\{[^{}]*\}")
 URL = regex.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+|\S+@\S+\.\w+", regex.IGNORECASE)
 NUMBER = regex.compile(r"\p{Nd}+(?:[.,\u00a0\u202f ]\p{Nd}+)*")
 TRAILING = ".,;:!?)]}»”’\"'"
@@ -47,13 +47,9 @@ def sentences(text: str) -> list[str]:
     return [s for s in SENTENCE_END.split(text.strip()) if s.strip()] if text else []
 
 
-def is_capitalised(word: str) -> bool:
-    return word[:1].isupper()
-
-
 def name_like(word: str, sentence_initial: bool) -> bool:
     """Capitalised words inside a sentence and acronyms are taken for names, codes or titles."""
-    return (is_capitalised(word) and not sentence_initial) or (len(word) > 1 and word.isupper())
+    return (word[:1].isupper() and not sentence_initial) or (len(word) > 1 and word.isupper())
 
 
 def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
@@ -70,14 +66,18 @@ def proper_names(text: str, card: dict) -> set[str]:
     return {w.casefold() for w, initial in words_with_position(text, card) if name_like(w, initial)}
 
 
-@functools.lru_cache(maxsize=64)
-def wordfreq_language(code: str) -> str | None:
-    """The wordfreq language for an ISO 639-3 code, None when wordfreq has no list for it."""
+def wordfreq_language(code: str, card: dict) -> str | None:
+    """The wordfreq list for a language: the card's `code_switching.wordfreq`, else the ISO 639-1 code of
+    its ISO 639-3 code; None when wordfreq has no such list."""
     import wordfreq
 
-    language = pycountry.languages.get(alpha_3=code)
-    short = getattr(language, "alpha_2", None)
+    short = (card.get("code_switching") or {}).get("wordfreq") or _iso639_1(code)
     return short if short in wordfreq.available_languages() else None
+
+
+@functools.lru_cache(maxsize=64)
+def _iso639_1(code: str) -> str | None:
+    return getattr(pycountry.languages.get(alpha_3=code), "alpha_2", None)
 
 
 def script_of(word: str, scripts) -> set[str]:
@@ -103,8 +103,8 @@ class CodeSwitchingRate:
         n = len(data.entries)
         source_scripts = set(data.source_card.get("scripts", []))
         target_scripts = set(data.target_card.get("scripts", []))
-        source_list = wordfreq_language(data.source_lang)
-        target_list = wordfreq_language(data.target_lang)
+        source_list = wordfreq_language(data.source_lang, data.source_card)
+        target_list = wordfreq_language(data.target_lang, data.target_card)
         if not source_list and not (source_scripts - target_scripts):
             return MetricResult.unavailable(
                 self.id, n, f"wordfreq has no word list for source language {data.source_lang!r} and the "

@@ -46,6 +46,8 @@ def _score(violations: int, opportunities: int) -> float:
 
 
 def check_placeholders(source: str, prediction: str) -> tuple[float, int]:
+    """Missing and invented placeholders both count: a `{name}` renamed to `{nombre}` is two problems
+    for the template engine (an unfilled variable and an unknown one), counted once per side."""
     wanted, found = Counter(PLACEHOLDER.findall(source)), Counter(PLACEHOLDER.findall(prediction))
     opportunities = max(sum(wanted.values()), sum(found.values()))
     violations = opportunities - sum((wanted & found).values())
@@ -53,6 +55,8 @@ def check_placeholders(source: str, prediction: str) -> tuple[float, int]:
 
 
 def check_quotes(source: str, prediction: str, card: dict) -> tuple[float, int]:
+    """Wrong characters and quotations lost against the source; added quotations in the card's
+    characters are fine (a translator may quote a term the source did not)."""
     allowed = {c for pair in card_quotes(card) for c in pair} or DOUBLE_QUOTES | SINGLE_QUOTES
     marks = [prediction[i] for i in quote_positions(prediction)]
     expected = len(quote_positions(source))
@@ -72,6 +76,8 @@ def initial_cases(text: str) -> list[bool]:
 
 
 def check_casing(prediction: str, reference: str, card: dict) -> tuple[float, int]:
+    """Caseless scripts: Latin leakage; cased scripts: sentence-initial case as the reference has it (so
+    languages or registers that start with lower case are not penalised for doing so)."""
     if latin_leak_applies(card):
         tokens = words(prediction, card)
         violations = sum(LATIN.search(w) is not None for w in tokens)

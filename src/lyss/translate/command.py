@@ -1,9 +1,9 @@
 """Any stdin→stdout translator (`command`) and Apertium (`apertium`), each one process per corpus.
 
-Entries are written one per line; an entry's own line breaks are kept, and the output is regrouped
-by counting lines, so multi-line entries stay aligned. Line-preserving tools (Apertium, Moses-style
-decoders, `sed`) satisfy this; a mismatch in the line count is an error for every entry, not a
-silent misalignment.
+Entries are written one per line (optionally with blank lines between them); an entry's own line
+breaks are kept, and the output is regrouped by counting lines, so multi-line entries stay aligned.
+Line-preserving tools (Apertium, Moses-style decoders, `sed`) satisfy this; a mismatch in the line
+count is an error for every entry, not a silent misalignment.
 """
 
 import shlex
@@ -15,16 +15,20 @@ from lyss.errors import InputError
 from lyss.translate.base import MethodContext, TranslationRecord
 
 
-def _split_aligned(output: str, line_counts: list[int]) -> list[str] | None:
+def _split_aligned(output: str, line_counts: list[int], gap: int) -> list[str] | None:
+    """Regroup output lines into entries of `line_counts` lines separated by `gap` blank lines;
+    None when the structure does not match (a separator line that is not blank counts as a mismatch)."""
     lines = output.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if len(lines) != sum(line_counts):
+    if len(lines) != sum(line_counts) + gap * (len(line_counts) - 1):
         return None
     grouped, start = [], 0
     for count in line_counts:
+        if any(line.strip() for line in lines[start - gap : start]):
+            return None
         grouped.append("\n".join(lines[start : start + count]))
-        start += count
+        start += count + gap
     return grouped
 
 
@@ -42,6 +46,7 @@ class CommandTranslator:
                              field=f"methods.{context.name}.cmd")
         self.timeout = float(context.options.get("timeout_s", 3600))
         self.tidy = context.options.get("normalise_whitespace", False)
+        self.gap = int(context.options.get("blank_lines_between", 0))
 
     def translate(self, entries):
         if not entries:
@@ -49,10 +54,12 @@ class CommandTranslator:
         texts = [e["source"].replace("\r\n", "\n") for e in entries]
         started = time.perf_counter()
         try:
-            done = subprocess.run(self.argv, input="\n".join(texts) + "\n", capture_output=True, text=True,
-                                  timeout=self.timeout, check=False)
+            joined = ("\n" * (self.gap + 1)).join(texts) + "\n"
+            done = subprocess.run(self.argv, input=joined, capture_output=True, text=True, timeout=self.timeout,
+                                  check=False)
             error = None if done.returncode == 0 else f"exit status {done.returncode}: {done.stderr.strip()[:500]}"
-            outputs = _split_aligned(done.stdout, [t.count("\n") + 1 for t in texts]) if error is None else None
+            counts = [t.count("\n") + 1 for t in texts]
+            outputs = _split_aligned(done.stdout, counts, self.gap) if error is None else None
             if error is None and outputs is None:
                 error = "output line count does not match the input (the command must preserve lines)"
         except subprocess.TimeoutExpired:
@@ -68,10 +75,12 @@ class CommandTranslator:
 class ApertiumTranslator(CommandTranslator):
     """Real rule-based MT through the `apertium` CLI; mode defaults to `<source>-<target>`.
     Apertium leaves doubled and leading spaces where it drops words (e.g. subject pronouns), so
-    whitespace is tidied by default (`normalise_whitespace: false` keeps it)."""
+    whitespace is tidied by default (`normalise_whitespace: false` keeps it). Its transfer rules can
+    move words across a single line break, so entries are separated by a blank line."""
 
     def __init__(self, context: MethodContext):
         context.options.setdefault("normalise_whitespace", True)
+        context.options.setdefault("blank_lines_between", 1)
         mode = context.options.get("mode") or f"{context.source_lang}-{context.target_lang}"
         argv = ["apertium"]
         if not context.options.get("mark_unknown", False):

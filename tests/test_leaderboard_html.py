@@ -1,0 +1,151 @@
+"""results/leaderboard.html (src/lyss/leaderboard_html.py): content from hand-written cards, and the page
+loaded in headless Chromium: the table renders and clicking a header reorders the rows.
+
+The browser is driven with Selenium and Debian's chromedriver: Debian builds `chromium-driver` from the
+same source as `chromium`, so the two always match, and nothing is downloaded (Playwright pins its own
+browser builds and wants `playwright install`)."""
+
+import os
+import re
+import shutil
+
+import pytest
+from handmade_cards import make_card
+
+from lyss.leaderboard_html import coverage_warning, leaderboard_html
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+CAVEAT = {"id": "source_copy", "share": 0.9, "threshold": 0.2, "entries": 9,
+          "message": "90% of outputs are (near) copies of their source (threshold 20%)"}
+
+
+def demo_cards():
+    """Four runs: composite order bravo > alpha > charlie; charlie has no composite; delta is cheapest."""
+    return [
+        make_card(method="alpha", fingerprint="a", composite=0.587, composite_ci=(0.574, 0.601), chrf=48.25,
+                  chrf_ci=(46.36, 50.26), cost_per_entry=0.002, cost_adjusted=0.3, entries_per_minute=900.0,
+                  avg_latency=0.8),
+        make_card(method="bravo", fingerprint="b", composite=0.712, composite_ci=(0.69, 0.73), chrf=61.0,
+                  tier="deployable", cost_per_entry=0.004, cost_adjusted=0.25, entries_per_minute=120.0,
+                  avg_latency=2.5),
+        make_card(method="charlie", fingerprint="c", composite=None, composite_ci=None, chrf=None, chrf_ci=None,
+                  tier="unscored", cost_per_entry=None, entries_per_minute=3000.0, avg_latency=0.1),
+        make_card(method="delta<script>", fingerprint="d", composite=0.31, composite_ci=(0.29, 0.33), chrf=20.0,
+                  tier="baseline", cost_per_entry=0.0005, entries_per_minute=50.0, avg_latency=None,
+                  caveats=[CAVEAT]),
+    ]
+
+
+SIGNIFICANCE = {"demo": {
+    "warnings": [],
+    "best_cluster": {"metric": "composite", "best": "bravo", "methods": ["bravo", "alpha"]},
+    "comparisons": [{"baseline": "alpha", "system": "bravo", "metric": "composite", "p_bs_holm": 0.21,
+                     "significant": False}],
+}}
+
+
+def test_cells_show_cis_tiers_marks_and_caveats():
+    page = leaderboard_html(demo_cards(), SIGNIFICANCE)
+    assert '0.587 <span class="ci">[0.574, 0.601]</span>' in page
+    assert '48.25 <span class="ci">[46.36, 50.26]</span>' in page
+    assert 'class="tier tier-deployable">Deployable<' in page and 'class="tier tier-unscored">Unscored<' in page
+    alpha_row = re.search(r'<tr data-method="alpha">.*?</tr>', page).group(0)
+    assert "≈" in alpha_row and "p = 0.21" in alpha_row
+    assert "★" in re.search(r'<tr data-method="bravo">.*?</tr>', page).group(0)
+    assert "≈" not in re.search(r'<tr data-method="charlie">.*?</tr>', page).group(0)
+    assert "source_copy: 90% of outputs are (near) copies" in page
+    assert "delta&lt;script&gt;" in page and "<tr data-method=\"delta<script>\"" not in page
+    assert page.index('data-method="bravo"') < page.index('data-method="alpha"') < page.index(
+        'data-method="delta&lt;script&gt;"') < page.index('data-method="charlie"')
+
+
+def test_page_is_self_contained():
+    page = leaderboard_html(demo_cards(), SIGNIFICANCE)
+    assert not re.search(r"https?:|//[a-z]", page, flags=re.I)
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", page, flags=re.I)
+    assert "<style>" in page and "<script>" in page
+
+
+def test_coverage_warning_only_when_available_metrics_differ():
+    same = demo_cards()[:2]
+    assert coverage_warning(same) is None
+    assert "Metric coverage differs" not in leaderboard_html(same, {})
+    differ = [make_card(method="a", applied=("chrf_plus_plus", "exact_match_rate")),
+              make_card(method="b", fingerprint="b", applied=("chrf_plus_plus",))]
+    warning = coverage_warning(differ)
+    assert "a: chrf_plus_plus, exact_match_rate; b: chrf_plus_plus" in warning and "§4.1" in warning
+    page = leaderboard_html(differ, {"demo": {"warnings": ["methods differ in available composite metrics"]}})
+    assert "Metric coverage differs" in page and "methods differ in available composite metrics" in page
+
+
+def test_one_section_per_dataset():
+    page = leaderboard_html([*demo_cards(), make_card(dataset="other", method="zeta")], {})
+    assert page.count('<table class="board"') == 2 and 'href="#dataset-other"' in page
+
+
+# ---------------------------------------------------------------------------------------------- Chromium
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+        pytest.skip("Chromium test skipped: install the Debian packages `chromium chromium-driver` "
+                    "(make test does)")
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must not look for drivers online
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
+                "--window-size=1400,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _methods(driver) -> list[str]:
+    return [row.get_attribute("data-method") for row in
+            driver.find_elements("css selector", "table.board tbody tr")]
+
+
+def _click(driver, key: str) -> str:
+    header = driver.find_element("css selector", f'th[data-sort="{key}"]')
+    header.find_element("tag name", "button").click()
+    return header.get_attribute("aria-sort")
+
+
+def test_table_renders_and_sorts_in_chromium(browser, tmp_path):
+    path = tmp_path / "leaderboard.html"
+    path.write_text(leaderboard_html(demo_cards(), SIGNIFICANCE), encoding="utf-8")
+    browser.get(path.as_uri())
+    table = browser.find_element("css selector", "table.board")
+    assert table.is_displayed() and table.size["height"] > 100
+    assert _methods(browser) == ["bravo", "alpha", "delta<script>", "charlie"]
+    composite = browser.find_element("css selector", 'th[data-sort="composite"]')
+    assert composite.get_attribute("aria-sort") == "descending"
+    first_cells = [c.text for c in browser.find_elements("css selector", "tbody tr:first-child td")]
+    assert first_cells[:4] == ["1", "bravo★\ncopy_source", "Deployable", "0.712 [0.690, 0.730]"]
+
+    # cost: cheapest first, the run without a cost last; a second click reverses, unknown still last
+    assert _click(browser, "cost") == "ascending"
+    assert composite.get_attribute("aria-sort") == "none"
+    assert _methods(browser) == ["delta<script>", "alpha", "bravo", "charlie"]
+    assert _click(browser, "cost") == "descending"
+    assert _methods(browser) == ["bravo", "alpha", "delta<script>", "charlie"]
+    # speed: most entries per minute first
+    assert _click(browser, "speed") == "descending"
+    assert _methods(browser) == ["charlie", "alpha", "bravo", "delta<script>"]
+    # chrF++ and cost-adjusted, then back to composite
+    assert _click(browser, "chrf") == "descending"
+    assert _methods(browser) == ["bravo", "alpha", "delta<script>", "charlie"]
+    assert _click(browser, "cost_adjusted") == "descending"  # ties (both unknown) keep the composite ranking
+    assert _methods(browser) == ["alpha", "bravo", "delta<script>", "charlie"]
+    assert _click(browser, "composite") == "descending"
+    assert _methods(browser) == ["bravo", "alpha", "delta<script>", "charlie"]
+    assert _click(browser, "composite") == "ascending"
+    assert _methods(browser) == ["delta<script>", "alpha", "bravo", "charlie"]
+    # nothing was fetched: the page is one file
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    assert browser.execute_script("return document.querySelectorAll('script[src], link[href]').length") == 0

@@ -1,0 +1,90 @@
+"""Rule `report` (src/lyss/report.py): every output from hand-written cards, the database keeping history
+across runs, and the workflow/DVC declarations of those outputs."""
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import yaml
+from handmade_cards import changed, make_card, write_cards
+
+from lyss.report import write_reports
+
+ROOT = Path(__file__).resolve().parents[1]
+TIERS = [{"name": "fluent", "min": 0.85}, {"name": "deployable", "min": 0.7}, {"name": "functional", "min": 0.5},
+         {"name": "emerging", "min": 0.3}, {"name": "baseline", "min": 0.0}]
+
+
+def _cards():
+    return [make_card(method="alpha", fingerprint="a", composite=0.55, chrf=51.5),
+            make_card(method="bravo", fingerprint="b", composite=0.72, composite_ci=(0.7, 0.74), chrf=60.25,
+                      tier="deployable"),
+            make_card(dataset="other", method="zeta", fingerprint="f", composite=0.4, tier="emerging")]
+
+
+def _run(tmp_path, cards):
+    paths = write_cards(tmp_path / "runs", cards)
+    significance = tmp_path / "significance/demo.json"
+    significance.parent.mkdir(exist_ok=True)
+    significance.write_text(json.dumps({
+        "dataset": "demo", "warnings": [], "comparisons": [],
+        "best_cluster": {"metric": "composite", "best": "bravo", "methods": ["bravo"]}}))
+    out = tmp_path / "results"
+    write_reports(paths, [significance], out / "metrics.json", out / "leaderboard.md",
+                  html_out=out / "leaderboard.html", plots_dir=out / "plots", database=out / "lyss.sqlite",
+                  datasets=["demo", "other"], tiers=TIERS, validation_dirs=[])
+    return out
+
+
+def _rows(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT dataset_id, method_name, version, is_current, composite_score FROM run_cards "
+                            "ORDER BY dataset_id, method_name, version").fetchall()
+
+
+def test_report_writes_every_output(tmp_path):
+    out = _run(tmp_path, _cards())
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["demo"]["bravo"]["composite"] == 0.72 and metrics["other"]["zeta"]["chrf_plus_plus"] == 50.0
+    board = (out / "leaderboard.md").read_text()
+    assert board.index("| 1 | bravo") < board.index("| 2 | alpha")
+    page = (out / "leaderboard.html").read_text()
+    assert 'id="board-demo"' in page and 'id="board-other"' in page and "★" in page
+    assert _rows(out / "lyss.sqlite") == [("demo", "alpha", 1, 1, 0.55), ("demo", "bravo", 1, 1, 0.72),
+                                          ("other", "zeta", 1, 1, 0.4)]
+    for name in ("composite/demo.csv", "composite/other.csv", "tier_chrf/demo.csv", "validation/correlations.csv",
+                 "figures/composite_demo.png", "figures/tier_chrf_other.png"):
+        assert (out / "plots" / name).exists(), name
+    assert (out / "plots/composite/demo.csv").read_text().splitlines()[1] == "bravo,0.72,0.7,0.74,deployable"
+
+
+def test_database_keeps_history_across_report_runs(tmp_path):
+    cards = _cards()
+    _run(tmp_path, cards)
+    _run(tmp_path, cards)
+    cards[0] = changed(cards[0], "9", composite=0.58)
+    out = _run(tmp_path, cards)
+    assert _rows(out / "lyss.sqlite") == [("demo", "alpha", 1, 0, 0.55), ("demo", "alpha", 2, 1, 0.58),
+                                          ("demo", "bravo", 1, 1, 0.72), ("other", "zeta", 1, 1, 0.4)]
+
+
+def test_workflow_and_dvc_declare_the_report_outputs():
+    rule = (ROOT / "rules/report.smk").read_text()
+    for output in ('"results/leaderboard.html"', 'update("results/lyss.sqlite")', '"results/plots/composite/',
+                   '"results/plots/tier_chrf/', '"results/plots/validation/correlations.csv"',
+                   'directory("results/plots/figures")'):
+        assert output in rule, output
+    assert len(re.findall(r"\breport\(\s*\n?\s*(directory\()?\"results/", rule)) == 2  # in `snakemake --report`
+    assert "database=mask_url(configured_url(" in rule  # params are stored by Snakemake: never the password
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["aggregate"]
+    outs = {next(iter(o)) if isinstance(o, dict) else o: o for o in stage["outs"]}
+    assert {"results/leaderboard.html", "results/plots", "results/lyss.sqlite"} <= set(outs)
+    assert outs["results/lyss.sqlite"]["results/lyss.sqlite"]["persist"] is True
+    assert "database" in stage["params"]
+    assert yaml.safe_load((ROOT / "params.yaml").read_text())["database"] == {"url": None}
+    for plot in yaml.safe_load((ROOT / "dvc.yaml").read_text())["plots"]:
+        path = next(iter(plot)) if isinstance(plot, dict) else plot
+        assert path.startswith(("results/plots/", "results/validation/")), path
+        if isinstance(plot, dict) and plot[path].get("template", "").startswith("lyss_"):
+            assert (ROOT / ".dvc/plots" / f"{plot[path]['template']}.json").exists()
