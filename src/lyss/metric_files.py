@@ -18,11 +18,19 @@ from lyss.io import atomic_path
 from lyss.metrics.base import MetricResult
 
 META_KEY = b"lyss"
+_META_KEYS = {"metric", "corpus_value", "counts", "signature", "reason", "details", "extra_columns", "n_entries",
+              "checksum"}
 
 
 def _checksum(frame: pd.DataFrame) -> str:
     hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy()
     return hashlib.sha256(hashed.tobytes()).hexdigest()
+
+
+def _meta_checksum(meta: dict) -> str:
+    """Covers the corpus value, counts and row checksum, so a changed digit there is caught too."""
+    body = {k: v for k, v in meta.items() if k != "meta_checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def to_frame(result: MetricResult, ids: list[str]) -> pd.DataFrame:
@@ -49,6 +57,7 @@ def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
         "n_entries": len(frame),
         "checksum": _checksum(frame),
     }
+    meta["meta_checksum"] = _meta_checksum(meta)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})
     with atomic_path(path) as tmp:
@@ -59,15 +68,21 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
     """Read a metric file back; raise InputError if it is unreadable, truncated or altered."""
     try:
         table = pq.read_table(path)
+        raw = (table.schema.metadata or {}).get(META_KEY)
+        if raw is None:
+            raise InputError(path, "not a LYSS metric file (no 'lyss' metadata)")
+        meta = json.loads(raw)
+        frame = table.to_pandas()
+    except InputError:
+        raise
     except FileNotFoundError:
         raise InputError(path, "metric file does not exist") from None
-    except (pa.ArrowInvalid, OSError) as err:
-        raise InputError(path, f"unreadable or truncated Parquet file ({err})") from None
-    raw = (table.schema.metadata or {}).get(META_KEY)
-    if raw is None:
-        raise InputError(path, "not a LYSS metric file (no 'lyss' metadata)")
-    meta = json.loads(raw)
-    frame = table.to_pandas()
+    except Exception as err:  # noqa: BLE001 — damaged bytes fail in pyarrow, JSON, UTF-8 or pandas alike
+        raise InputError(path, f"unreadable or truncated Parquet file ({type(err).__name__}: {err})") from None
+    # files written before `meta_checksum` existed are checked on their rows only
+    if not isinstance(meta, dict) or not _META_KEYS <= meta.keys() or (
+            "meta_checksum" in meta and meta["meta_checksum"] != _meta_checksum(meta)):
+        raise InputError(path, "metric file is corrupted: its metadata do not match their recorded checksum")
     if len(frame) != meta["n_entries"] or _checksum(frame) != meta["checksum"]:
         raise InputError(path, "metric file is corrupted: rows do not match their recorded checksum")
     stat_cols = sorted((c for c in frame.columns if c.startswith("stat_")), key=lambda c: int(c[5:]))
