@@ -185,3 +185,17 @@ def test_default_metrics_are_those_that_need_no_model(monkeypatch):
     defaults = score_command.model_free_metrics()
     assert "needs_a_model" not in defaults
     assert {"exact_match_rate", "chrf_plus_plus", "bleu", "ter"} <= set(defaults)
+
+
+def test_score_json_carries_caveats_and_the_gated_tier(tmp_path, capsys):
+    # A system that copies the source: every segment is a source copy, so the caveat is raised and the
+    # tier is held at baseline whatever the composite.
+    src = tmp_path / "src.txt"
+    ref = tmp_path / "ref.txt"
+    src.write_text("The cat sleeps.\nI like dogs.\nOpen the file.\nGood morning.\nSee you tomorrow.\n")
+    ref.write_text("El gato duerme.\nMe gustan los perros.\nAbre el archivo.\nBuenos días.\nHasta mañana.\n")
+    assert main(["score", "--source", str(src), "--reference", str(ref), "--hypothesis", str(src),
+                 "--lang-pair", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate", "--json"]) == 0
+    block = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in block["score_caveats"]] == ["source_copy"]
+    assert block["scores"]["quality_tier"] == "baseline" and block["tier_gate"]["enabled"] is True

@@ -22,6 +22,7 @@ def atomic_path(path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_HOST}-{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; results are shared (other users, nodes, DVC remotes)
     os.close(fd)
     try:
         yield Path(tmp)
@@ -32,6 +33,13 @@ def atomic_path(path):
             os.unlink(tmp)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
 _HOST = socket.gethostname().replace(".", "_").replace("-", "_")
 
 

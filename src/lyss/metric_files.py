@@ -55,6 +55,7 @@ def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
         "details": result.details,
         "extra_columns": list(result.columns),
         "n_entries": len(frame),
+        "columns": list(frame.columns),
         "checksum": _checksum(frame),
     }
     meta["meta_checksum"] = _meta_checksum(meta)
@@ -83,8 +84,13 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
     if not isinstance(meta, dict) or not _META_KEYS <= meta.keys() or (
             "meta_checksum" in meta and meta["meta_checksum"] != _meta_checksum(meta)):
         raise InputError(path, "metric file is corrupted: its metadata do not match their recorded checksum")
+    if list(frame.columns) != meta.get("columns", list(frame.columns)):
+        raise InputError(path, f"metric file is corrupted: columns {list(frame.columns)} differ from the recorded "
+                         f"{meta['columns']}")
     if len(frame) != meta["n_entries"] or _checksum(frame) != meta["checksum"]:
         raise InputError(path, "metric file is corrupted: rows do not match their recorded checksum")
+    if not all(isinstance(i, str) for i in frame["id"]):
+        raise InputError(path, "metric file is corrupted: the id column does not hold strings")
     stat_cols = sorted((c for c in frame.columns if c.startswith("stat_")), key=lambda c: int(c[5:]))
     result = MetricResult(
         metric=meta["metric"],

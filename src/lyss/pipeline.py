@@ -120,7 +120,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     intervals = confidence_intervals(
         results, entries, composite_settings["profiles"][profile], composite_settings.get("normalisation", {}),
         n_resamples=stats_settings["bootstrap_resamples"], alpha=stats_settings["alpha"],
-        seed=stats_settings["seed"],
+        seed=stats_settings["seed"], min_entries=stats_settings.get("min_entries_warning", 30),
     )
     card["scores"]["confidence_intervals"] = intervals["confidence_intervals"]
     card["scores"]["confidence_intervals_by_tier"] = intervals["confidence_intervals_by_tier"]

@@ -138,6 +138,17 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
     return scores, reasons
 
 
+def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | None],
+                  caveat_settings: dict) -> tuple[list[dict], dict]:
+    """Raise the anti-gaming caveats and gate `scores["quality_tier"]` in place (our extension to the
+    spec); returns the caveats and the gate record for the card."""
+    caveats = score_caveats(entries, predictions, caveat_settings)
+    ungated = scores["quality_tier"]
+    scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
+    return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
+                     "applied": scores["quality_tier"] != ungated}
+
+
 def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
                    entries: list[dict], translation_meta: dict, composite_settings: dict, tiers: list[dict],
                    caveat_settings: dict, profile: str, fingerprint: dict) -> dict:
@@ -148,9 +159,8 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"])
     prediction_of = {r["id"]: r.get("prediction") for r in records}
-    caveats = score_caveats(entries, [prediction_of.get(e["id"]) for e in entries], caveat_settings)
-    ungated = scores["quality_tier"]
-    scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
+    caveats, tier_gate = apply_caveats(scores, entries, [prediction_of.get(e["id"]) for e in entries],
+                                       caveat_settings)
     return {
         "schema_version": SCHEMA_VERSION,
         "dataset": dataset,
@@ -165,8 +175,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
         "null_reasons": reasons,
         "score_caveats": caveats,
-        "tier_gate": {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
-                      "applied": scores["quality_tier"] != ungated},
+        "tier_gate": tier_gate,
         "warnings": [],
         "scores": scores,
         "totals": totals,

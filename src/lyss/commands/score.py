@@ -18,10 +18,10 @@ from lyss.confidence import confidence_intervals
 from lyss.errors import InputError
 from lyss.languages import load_card
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
-from lyss.runcard import build_scores
+from lyss.runcard import apply_caveats, build_scores
 from lyss.validation.options import positive_int
 
-SETTINGS_SECTIONS = ("composite", "tiers", "stats")
+SETTINGS_SECTIONS = ("composite", "tiers", "caveats", "stats")
 
 
 def read_segments(path: Path) -> list[str]:
@@ -149,6 +149,7 @@ def _text(block: dict) -> str:
             shown += f"  [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
         lines.append(f"{key:<24}{shown}")
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
+    lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
     lines += [f"warning: {w}" for w in block["warnings"]]
     return "\n".join(lines)
 
@@ -167,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
     scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
                                    elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None)
     scores["evaluated"] = len(data.entries)
+    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"])
     warnings = []
     if args.ci:
         stats = settings["stats"]
@@ -179,6 +181,6 @@ def run(args: argparse.Namespace) -> int:
     block = {"composite_profile": {"profile": profile, "weights": weights},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
-             "warnings": warnings, "scores": scores}
+             "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores}
     print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
     return 0

@@ -83,6 +83,7 @@ def low_resource_warning(model: str, data: ScoringInput) -> bool:
 
 class CometScore:
     id = "comet_score"
+    requires_model = True  # `lyss score` leaves it out unless asked for (loading torch costs seconds)
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
