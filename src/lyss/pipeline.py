@@ -5,6 +5,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import yaml
+
 from lyss.composite import select_profile
 from lyss.corpus import fingerprint, load_corpus, load_dataset_card, read_prepared
 from lyss.errors import InputError
@@ -44,14 +46,16 @@ def public_options(options: dict) -> dict:
 def run_translation(corpus_path, corpus_meta_path, method_name, method_config, prices, languages_dir,
                     out_path, out_meta) -> dict:
     entries = read_prepared(corpus_path)
-    dataset = read_json(corpus_meta_path)["dataset"]
+    corpus_meta = read_json(corpus_meta_path)
+    dataset = corpus_meta["dataset"]
     cards = load_cards(languages_dir)
     options = {k: v for k, v in method_config.items() if k not in ("kind", "postprocess")}
     context = MethodContext(method_name, options, dataset["source_lang"], dataset["target_lang"], prices,
                             corpus_ids=[e["id"] for e in entries])
     translator = build_translator(method_config["kind"], context)
     hooks = resolve_hooks(method_config.get("postprocess", []), "params.yaml", method_name)
-    settings_key = hashlib.sha256(json.dumps([method_config, prices, read_json(corpus_meta_path)["fingerprint"]],
+    # Resumed records are valid only for the same method settings, prices and corpus.
+    settings_key = hashlib.sha256(json.dumps([method_config, prices, corpus_meta["fingerprint"]],
                                              sort_keys=True, default=str).encode()).hexdigest()
     meta = translate_corpus(translator, entries, out_path, hooks, cards.get(dataset["target_lang"], {}),
                             label=f"translate {dataset['id']}/{method_name}", settings_key=settings_key)
@@ -131,9 +135,8 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
 
 
 def dataset_language_pair(dataset_path) -> tuple[str, str]:
-    """Read `language_pair` from a dataset card without validating it (for Snakemake's DAG)."""
-    import yaml
-
+    """Read `language_pair` from a dataset card without validating it (for Snakemake's DAG; `prep`
+    validates the card and reports problems properly)."""
     card = yaml.safe_load(Path(dataset_path, "dataset.yaml").read_text(encoding="utf-8")) or {}
-    pair = str(card.get("language_pair", "und-und")).split("-")
-    return (pair + ["und"])[:2][0], (pair + ["und"])[:2][1]
+    source, _, target = str(card.get("language_pair", "")).partition("-")
+    return source or "und", target or "und"
