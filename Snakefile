@@ -19,6 +19,5 @@ rule all:
     input:
         run_cards(),
         significance_files(),
-        "results/metrics.json",
-        "results/leaderboard.md",
+        rules.report.output,
         validation_outputs(),

