@@ -61,4 +61,8 @@ def significance_files():
 
 
 def validation_outputs():
-    return expand("results/validation/{part}", part=VALIDATION_PARTS)
+    """The configured validation parts, and the agreement study of every dataset with human scores."""
+    rated = [d for d in DATASETS if config["datasets"][d].get("human_scores")]
+    return expand("results/validation/{part}", part=VALIDATION_PARTS) + expand(
+        "results/validation/datasets/{dataset}", dataset=rated
+    )

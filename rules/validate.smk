@@ -26,3 +26,22 @@ rule validate_all:
     """DVC stage target: every configured validation part."""
     input:
         validation_outputs(),
+
+
+rule validate_dataset:
+    """Metric–human agreement on a dataset whose `human_scores` rate its methods' translations."""
+    input:
+        human=lambda wc: config["datasets"][wc.dataset]["human_scores"],
+        metrics=dataset_metric_files,
+    output:
+        directory("results/validation/datasets/{dataset}"),
+    log:
+        "results/logs/validate/datasets/{dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        stats=config["stats"],
+    script:
+        "../scripts/validate_dataset.py"

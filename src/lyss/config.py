@@ -36,6 +36,9 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
     for name, dataset in config["datasets"].items():
         _require(isinstance(dataset, dict) and "path" in dataset, source, f"datasets.{name}.path", "missing")
         folder = Path(dataset["path"])
+        if dataset.get("human_scores"):
+            _require(Path(dataset["human_scores"]).exists(), source, f"datasets.{name}.human_scores",
+                     f"{dataset['human_scores']} does not exist")
         _require((folder / "corpus.jsonl").exists(), source, f"datasets.{name}.path",
                  f"{folder}/corpus.jsonl does not exist")
     for name, method in config["methods"].items():
