@@ -40,7 +40,8 @@ def test_join_keeps_metrics_with_per_entry_values(dataset):
     human, paths = dataset
     data, annotators = join_human_scores(human, paths)
     assert list(data.metrics) == ["chrf_plus_plus"]  # consistency_score is corpus-level only
-    assert data.metrics["chrf_plus_plus"].tolist() == VALUES["good"]["chrf_plus_plus"] + VALUES["poor"]["chrf_plus_plus"]
+    expected = VALUES["good"]["chrf_plus_plus"] + VALUES["poor"]["chrf_plus_plus"]
+    assert data.metrics["chrf_plus_plus"].tolist() == expected
     assert annotators.tolist() == [3] * 12
 
 
