@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from lyss.caveats import entry_flags, gated_tier, score_caveats
+from lyss.metrics import ScoringInput, get_metric
 
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
 DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
@@ -98,3 +99,19 @@ def test_real_apertium_output_raises_no_caveat():
     caveats = score_caveats(DEMO, apertium_predictions(), SETTINGS)
     assert caveats == []
     assert gated_tier("functional", caveats, SETTINGS) == "functional"
+
+
+def test_misaligned_flags_from_the_semantic_metric_equal_the_caveats_own():
+    """The semantic metric keeps, per entry, whether bitext retrieval misses the output's own source;
+    aggregation uses that column instead of embedding again, and it must be the same verdict."""
+    entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r) in enumerate([
+        ("The cat sleeps.", "El gato duerme."), ("I like dogs.", "Me gustan los perros."),
+        ("Open the file.", "Abre el archivo."), ("Good morning.", "Buenos días."),
+        ("The train is late.", "El tren llega tarde."), ("Where is the station?", "¿Dónde está la estación?")])]
+    # Two outputs swapped between entries 0 and 1: both are translations of the other entry's source.
+    outputs = ["Me gustan los perros.", "El gato duerme.", "Abre el archivo.", "Buenos días.",
+               "El tren llega tarde.", "¿Dónde está la estación?"]
+    semantic = get_metric("semantic_score").score(ScoringInput(entries, outputs, outputs, "eng", "spa"))
+    from_metric = [bool(v) for v in semantic.columns["misaligned"]]
+    own = entry_flags(entries, outputs, SETTINGS)["misaligned_output"]
+    assert from_metric == own.tolist() == [True, True, False, False, False, False]

@@ -20,7 +20,7 @@ import difflib
 
 import numpy as np
 
-from lyss.embedders import cosine_matrix, get_embedder
+from lyss.embedders import MIN_ENTRIES_FOR_ALIGNMENT, get_embedder, retrieval_misses
 from lyss.metrics.semantic import has_content
 
 MESSAGES = {
@@ -31,8 +31,6 @@ MESSAGES = {
     "empty_output": "of entries have no output with a letter or digit",
     "misaligned_output": "of outputs are closer to another entry's source than to their own",
 }
-# Retrieval among fewer entries says little: misaligned_output is only checked from this size on.
-MIN_ENTRIES_FOR_ALIGNMENT = 5
 
 
 def _normal(text: str) -> str:
@@ -69,22 +67,19 @@ def _misaligned(entries, outputs, settings) -> np.ndarray | None:
     if len(entries) < MIN_ENTRIES_FOR_ALIGNMENT:
         return None
     rows = [i for i, p in enumerate(outputs) if has_content(p)]
-    flags = np.zeros(len(entries), dtype=bool)
     if not rows:
-        return flags
+        return np.zeros(len(entries), dtype=bool)
     embedder = get_embedder(settings.get("embedder"))
     distinct = list(dict.fromkeys(outputs[i] for i in rows))
     vectors = dict(zip(distinct, embedder.embed(distinct), strict=True))
-    similarity = cosine_matrix(np.stack([vectors[outputs[i]] for i in rows]),
-                               embedder.embed([e["source"] for e in entries]))
-    own = similarity[np.arange(len(rows)), rows]
-    similarity[np.arange(len(rows)), rows] = -np.inf
-    flags[rows] = similarity.max(axis=1) > own
-    return flags
+    return retrieval_misses(np.stack([vectors[outputs[i]] for i in rows]),
+                            embedder.embed([e["source"] for e in entries]), rows)
 
 
-def entry_flags(entries: list[dict], predictions: list[str | None], settings: dict) -> dict[str, np.ndarray]:
-    """Per caveat, a boolean per entry (which entries show the pattern)."""
+def entry_flags(entries: list[dict], predictions: list[str | None], settings: dict,
+                misaligned: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Per caveat, a boolean per entry (which entries show the pattern). `misaligned` may be passed in
+    when the semantic metric already computed it from the same embeddings (so aggregation runs no model)."""
     outputs = [p or "" for p in predictions]
     ratios = _length_ratios(entries, outputs)
     flags = {
@@ -94,13 +89,15 @@ def entry_flags(entries: list[dict], predictions: list[str | None], settings: di
         "length_inflation": np.nan_to_num(ratios, nan=1.0) > settings["length_ratio_high"],
         "empty_output": np.array([not has_content(p) for p in outputs]),
     }
-    misaligned = _misaligned(entries, outputs, settings)
+    if misaligned is None:
+        misaligned = _misaligned(entries, outputs, settings)
     if misaligned is not None:
         flags["misaligned_output"] = misaligned
     return flags
 
 
-def score_caveats(entries: list[dict], predictions: list[str | None], settings: dict) -> list[dict]:
+def score_caveats(entries: list[dict], predictions: list[str | None], settings: dict,
+                  misaligned: np.ndarray | None = None) -> list[dict]:
     """The caveats a run raises: `{id, share, threshold, entries, message}` for each pattern whose share
     of entries reaches its threshold, in a fixed order. `settings` is params.yaml's `caveats` section;
     a pattern without a threshold there is not raised."""
@@ -109,7 +106,7 @@ def score_caveats(entries: list[dict], predictions: list[str | None], settings: 
     thresholds = settings["thresholds"]
     low, high = settings["length_ratio_low"], settings["length_ratio_high"]
     raised = []
-    for caveat, flags in entry_flags(entries, predictions, settings).items():
+    for caveat, flags in entry_flags(entries, predictions, settings, misaligned).items():
         share = float(np.mean(flags))
         threshold = thresholds.get(caveat)
         if threshold is not None and share >= threshold:

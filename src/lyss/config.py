@@ -18,12 +18,14 @@ def _require(condition: bool, source: str, key: str, problem: str) -> None:
 
 def _check_names(section: dict, source: str, key: str) -> None:
     for name in section:
-        _require(bool(SAFE_NAME.match(str(name))), source, f"{key}.{name}",
+        _require(bool(SAFE_NAME.fullmatch(str(name))), source, f"{key}.{name}",
                  "names may hold only letters, digits, '_' and '-' (they become file names)")
 
 
 def check_params(config: dict, source: str = "params.yaml") -> None:
     """Raise InputError naming the first bad key; checks names, kinds, metric ids and weights."""
+    from lyss.corpus import load_dataset_card
+    from lyss.languages import load_cards
     from lyss.metrics import REGISTRY
     from lyss.translate import METHOD_KINDS
 
@@ -33,6 +35,7 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
     for section in ("datasets", "methods"):
         _require(isinstance(config[section], dict) and config[section], source, section, "must be a non-empty mapping")
         _check_names(config[section], source, section)
+    language_cards = load_cards(config.get("languages_dir", "data/languages"))
     for name, dataset in config["datasets"].items():
         _require(isinstance(dataset, dict) and "path" in dataset, source, f"datasets.{name}.path", "missing")
         folder = Path(dataset["path"])
@@ -41,6 +44,8 @@ def check_params(config: dict, source: str = "params.yaml") -> None:
                      f"{dataset['human_scores']} does not exist")
         _require((folder / "corpus.jsonl").exists(), source, f"datasets.{name}.path",
                  f"{folder}/corpus.jsonl does not exist")
+        # the DAG reads the card's language pair, so a broken card fails here, not as a YAML traceback
+        load_dataset_card(folder / "dataset.yaml", language_cards)
     for name, method in config["methods"].items():
         _require(isinstance(method, dict) and "kind" in method, source, f"methods.{name}.kind", "missing")
         _require(method["kind"] in METHOD_KINDS, source, f"methods.{name}.kind",

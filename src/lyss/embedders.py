@@ -90,3 +90,21 @@ def paired_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """cos(a[i], b[j]) for every pair of rows."""
     return unit_rows(a) @ unit_rows(b).T
+
+
+# Retrieval among fewer entries says little: misaligned outputs are only looked for from this size on.
+MIN_ENTRIES_FOR_ALIGNMENT = 5
+
+
+def retrieval_misses(output_vectors: np.ndarray, source_vectors: np.ndarray, rows: list[int]) -> np.ndarray:
+    """For output k (the translation of entry rows[k]): True when it is closer to another entry's source
+    than to its own, i.e. bitext retrieval does not find its own input. One flag per entry; entries not
+    in `rows` are False."""
+    flags = np.zeros(len(source_vectors), dtype=bool)
+    if not rows:
+        return flags
+    similarity = cosine_matrix(output_vectors, source_vectors)
+    own = similarity[np.arange(len(rows)), rows]
+    similarity[np.arange(len(rows)), rows] = -np.inf
+    flags[rows] = similarity.max(axis=1) > own
+    return flags

@@ -76,15 +76,22 @@ def write_jsonl_atomic(path, rows) -> None:
 
 
 def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; malformed lines raise InputError."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    """Yield (line number, object) for each non-blank line; a line that is not UTF-8 or not JSON (including
+    numbers past Python's 4300-digit limit and nesting past the recursion limit) raises InputError."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(path, f"not valid UTF-8 (byte {err.start + 1} of the line)", line=number) from None
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
                 raise InputError(path, f"malformed JSON ({err.msg} at column {err.colno})", line=number) from None
+            except (ValueError, RecursionError) as err:
+                raise InputError(path, f"malformed JSON ({str(err).split(';')[0]})", line=number) from None
             if not isinstance(obj, dict):
                 raise InputError(path, "expected a JSON object", line=number)
             yield number, obj

@@ -138,11 +138,12 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
     return scores, reasons
 
 
-def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | None],
-                  caveat_settings: dict) -> tuple[list[dict], dict]:
+def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | None], caveat_settings: dict,
+                  misaligned: np.ndarray | None = None) -> tuple[list[dict], dict]:
     """Raise the anti-gaming caveats and gate `scores["quality_tier"]` in place (our extension to the
-    spec); returns the caveats and the gate record for the card."""
-    caveats = score_caveats(entries, predictions, caveat_settings)
+    spec); returns the caveats and the gate record for the card. `misaligned` comes from the
+    semantic metric's per-entry file when it was scored, so aggregation runs no embedding model."""
+    caveats = score_caveats(entries, predictions, caveat_settings, misaligned)
     ungated = scores["quality_tier"]
     scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
@@ -159,8 +160,11 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"])
     prediction_of = {r["id"]: r.get("prediction") for r in records}
+    semantic = results.get("semantic_score")
+    misaligned = (np.asarray(semantic.columns["misaligned"], dtype=bool)
+                  if semantic is not None and "misaligned" in semantic.columns else None)
     caveats, tier_gate = apply_caveats(scores, entries, [prediction_of.get(e["id"]) for e in entries],
-                                       caveat_settings)
+                                       caveat_settings, misaligned)
     return {
         "schema_version": SCHEMA_VERSION,
         "dataset": dataset,

@@ -3,8 +3,9 @@ snakemake-executor-plugin-slurm and profiles/slurm, against the same slice run l
 profiles/local: the run cards must agree (fingerprints and every score) except the timing-derived speed
 fields (elapsed seconds, latencies, throughput), which measure wall time and legitimately differ.
 
-A slice (N entries, 2 methods, 3 metrics: 13 jobs) keeps this under a couple of minutes on 2 cores: each
-SLURM job starts Snakemake twice (batch step and job step)."""
+A slice (N entries, 2 methods, 3 metrics, up to the run cards and significance: 11 jobs) keeps this
+near a minute and a half on 2 cores: each SLURM job starts Snakemake twice (batch step and job step).
+"""
 
 import hashlib
 import json
@@ -27,7 +28,9 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 N_ENTRIES = 12
 METHODS = ["apertium", "copy_source"]
 METRICS = ["exact_match_rate", "chrf_plus_plus", "comet_score"]
-N_JOBS = 1 + len(METHODS) * (1 + len(METRICS) + 1) + 1 + 1  # prep, translate+score+aggregate, significance, report
+N_JOBS = 1 + len(METHODS) * (1 + len(METRICS) + 1) + 1  # prep, translate + score + aggregate, significance
+# The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
+TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,7 @@ def project(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
     work = project(tmp_path_factory.mktemp("local"))
-    sh(work, "snakemake", "--profile", "profiles/local", "--cores", "2", "all", timeout=300)
+    sh(work, "snakemake", "--profile", "profiles/local", "--cores", "2", *TARGETS, timeout=300)
     return work
 
 
@@ -66,7 +69,8 @@ def slurm_run(tmp_path_factory, cluster):
     profile.update({"slurm-no-account": True, "slurm-status-command": "squeue",
                     "slurm-init-seconds-before-status-checks": 1, "jobs": 4, "latency-wait": 10})
     (work / "profiles/slurm/config.yaml").write_text(yaml.safe_dump(profile))
-    done = sh(work, "snakemake", "--profile", "profiles/slurm", "all", timeout=420, check=False, env_extra=cluster.env)
+    done = sh(work, "snakemake", "--profile", "profiles/slurm", *TARGETS, timeout=420, check=False,
+              env_extra=cluster.env)
     jobs = cluster.client("squeue", "-h", "-t", "all", "-o", "%i|%T|%k|%b").stdout.split()
     if done.returncode:
         pytest.fail(f"snakemake on SLURM failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
@@ -120,4 +124,4 @@ def test_per_entry_metric_values_are_identical(slurm_run, local_run):
 
 def test_nothing_left_to_do_after_the_cluster_run(slurm_run):
     slurm, _ = slurm_run
-    assert "Nothing to be done" in sh(slurm, "snakemake", "-n", "--cores", "1", "all").stdout
+    assert "Nothing to be done" in sh(slurm, "snakemake", "-n", "--cores", "1", *TARGETS).stdout

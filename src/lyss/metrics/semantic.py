@@ -17,7 +17,7 @@ scored by that plugin instead; this class is only the universal default in the r
 import numpy as np
 import regex
 
-from lyss.embedders import cosine_matrix, get_embedder, paired_cosine
+from lyss.embedders import MIN_ENTRIES_FOR_ALIGNMENT, cosine_matrix, get_embedder, paired_cosine, retrieval_misses
 from lyss.errors import InputError
 from lyss.metrics.base import MetricResult, ScoringInput
 
@@ -55,6 +55,7 @@ class SemanticScore:
         values = np.zeros(n)
         cosines = {anchor: np.full(n, np.nan) for anchor in ANCHORS}
         chance = None
+        columns = {}
         if rows:
             predicted = embedder.embed([data.predictions[i] for i in rows])
             texts = {"source": data.sources, "reference": data.references}
@@ -64,6 +65,10 @@ class SemanticScore:
             values[rows] = np.clip(np.mean([cosines[a][rows] for a in against], axis=0), 0.0, 1.0)
             if "reference" in anchors:
                 chance = chance_cosine(predicted, anchors["reference"])
+            if n >= MIN_ENTRIES_FOR_ALIGNMENT:
+                # Kept per entry so the misaligned_output caveat needs no second pass of the model.
+                misses = retrieval_misses(predicted, embedder.embed(data.sources), rows)
+                columns["misaligned"] = misses.astype(float)
         return MetricResult(
             self.id, values, float(values.mean()) if n else None,
             reason=None if n else "the corpus is empty",
@@ -71,5 +76,5 @@ class SemanticScore:
                      "chance_cosine": None if chance is None else round(chance, 6),
                      "entries_without_content": n - len(rows),
                      "per_entry": "mean cosine with the anchors, clipped to 0–1; 0 without letters/digits"},
-            columns={f"cos_{a}": cosines[a] for a in against},
+            columns={**{f"cos_{a}": cosines[a] for a in against}, **columns},
         )

@@ -8,6 +8,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -52,10 +53,15 @@ def read_csv(path) -> CsvTable:
     """Read a headed CSV file; blank lines are skipped, ragged rows and repeated headers are errors."""
     path = str(path)
     try:
-        handle = open(path, encoding="utf-8-sig", newline="")
+        data = Path(path).read_bytes()
     except OSError as err:
         raise InputError(path, f"cannot read file ({err.strerror})") from None
-    with handle:
+    try:  # decoded whole, so that a bad byte is reported at its own line
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise InputError(path, f"not valid UTF-8 (byte 0x{data[err.start]:02x})", line=line) from None
+    with io.StringIO(text, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
