@@ -7,8 +7,9 @@ CORE := $(VENV)/.core-$(HASH)
 FULL := $(VENV)/.full-$(HASH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_APT := apertium apertium-eng-spa lttoolbox hfst
-# postgresql: the store tests start a throwaway server; chromium + chromium-driver: the leaderboard page test.
-TEST_APT := $(RUN_APT) postgresql chromium chromium-driver
+# postgresql: the store tests start a throwaway server; chromium + chromium-driver: the leaderboard page test;
+# slurmctld slurmd slurm-client munge: tests/cluster starts a one-node SLURM; openssh-server: the SSH DVC remote.
+TEST_APT := $(RUN_APT) postgresql chromium chromium-driver slurmctld slurmd slurm-client munge openssh-server
 
 .PHONY: run test lint apt-run apt-test
 
@@ -44,7 +45,7 @@ run: apt-run $(CORE)
 	DVC_NO_ANALYTICS=1 bin/snakemake --cores all all
 
 test: apt-test $(FULL)
-	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q
+	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q -rs
 
 lint: $(CORE)
 	$(VENV)/bin/ruff check src tests scripts bench

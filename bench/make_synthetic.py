@@ -12,10 +12,30 @@ import argparse
 import json
 import random
 import sys
+import zlib
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import demo_entries  # noqa: E402
+
+
+class HashingEmbedder:
+    """A model-free embedder (bag of words hashed into 256 dimensions) for the misaligned-output caveat in
+    the scale benchmark (`caveats.embedder: make_synthetic:HashingEmbedder`, with bench/ on PYTHONPATH), so
+    the benchmark measures the pipeline rather than the neural embedder's throughput."""
+
+    name = "bench:hashing-bag-of-words-256"
+    DIM = 256
+
+    def embed(self, texts) -> np.ndarray:
+        vectors = np.zeros((len(texts), self.DIM), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                vectors[row, zlib.crc32(word.encode()) % self.DIM] += 1.0
+        return vectors
+
 
 SYSTEMS = {"sys_good": (0, 1), "sys_fair": (1, 3), "sys_poor": (3, 6)}  # name → (min, max) word edits
 

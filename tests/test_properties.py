@@ -165,3 +165,29 @@ def test_grades_loader_on_generated_tables(table):
 ])
 def test_ratings_loader_on_awkward_encodings(data):
     check_ratings(data)
+
+
+@settings(SETTINGS, max_examples=60)
+@given(st.integers(1, 40), st.integers(2, 6), st.integers(1, 50), st.integers(0, 2**32 - 1), st.data())
+def test_blockwise_retrieval_equals_the_full_similarity_matrix(n, dim, block_cells, seed, data):
+    """`retrieval_misses` works through blocks of outputs (memory linear in the corpus); any block size
+    gives the flags of the full n × n cosine matrix."""
+    from lyss import embedders
+
+    rng = np.random.default_rng(seed)
+    sources = rng.normal(size=(n, dim))
+    sources[rng.random(n) < 0.1] = 0.0  # zero vectors: cosine 0 with everything
+    rows = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=n)))
+    outputs = np.where(rng.random((len(rows), 1)) < 0.3, sources[rows], rng.normal(size=(len(rows), dim)))
+    expected = np.zeros(n, dtype=bool)
+    if rows:
+        full = embedders.cosine_matrix(outputs, sources)
+        own = full[np.arange(len(rows)), rows].copy()
+        full[np.arange(len(rows)), rows] = -np.inf
+        expected[rows] = full.max(axis=1) > own
+    original = embedders.RETRIEVAL_BLOCK_CELLS
+    try:
+        embedders.RETRIEVAL_BLOCK_CELLS = block_cells
+        assert (embedders.retrieval_misses(outputs, sources, rows) == expected).all()
+    finally:
+        embedders.RETRIEVAL_BLOCK_CELLS = original

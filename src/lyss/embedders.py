@@ -103,8 +103,18 @@ def retrieval_misses(output_vectors: np.ndarray, source_vectors: np.ndarray, row
     flags = np.zeros(len(source_vectors), dtype=bool)
     if not rows:
         return flags
-    similarity = cosine_matrix(output_vectors, source_vectors)
-    own = similarity[np.arange(len(rows)), rows]
-    similarity[np.arange(len(rows)), rows] = -np.inf
-    flags[rows] = similarity.max(axis=1) > own
+    outputs, sources = unit_rows(output_vectors), unit_rows(source_vectors)
+    rows = np.asarray(rows)
+    # a block of outputs at a time: memory grows with the corpus, not with its square (100k entries would
+    # need an 80 GB similarity matrix at once)
+    block = max(1, RETRIEVAL_BLOCK_CELLS // max(len(sources), 1))
+    for start in range(0, len(rows), block):
+        similarity = outputs[start:start + block] @ sources.T
+        local = np.arange(len(similarity))
+        own = similarity[local, rows[start:start + block]].copy()
+        similarity[local, rows[start:start + block]] = -np.inf
+        flags[rows[start:start + block]] = similarity.max(axis=1) > own
     return flags
+
+
+RETRIEVAL_BLOCK_CELLS = 4_000_000  # similarity cells per block (32 MB of float64)

@@ -1,7 +1,9 @@
 """Juries of judges: agreement statistics by hand and against sklearn/scipy, quantile mapping,
-leave-one-corpus-out isolation, aggregation rules, combinations, anchors, and `lyss jury`."""
+leave-one-corpus-out isolation, aggregation rules, combinations, anchors, the rubric condition,
+and `lyss jury`."""
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +22,8 @@ from lyss.validation.jury import (
     before_after_table,
     build_members,
     judge_table,
+    jury_grades,
+    rubric_table,
     size_and_combination_tables,
     unanimity_table,
 )
@@ -185,6 +189,119 @@ def test_size_curve_and_combinations_by_hand():
     }
 
 
+def test_combinations_better_with_rubric_by_hand():
+    # The size-curve case plus rubric grades j0 1 2 3 3, j1 1 2 3 2, j2 2 3 3 4. Rubric medians:
+    # (1,1,2)->1, (2,2,3)->2, (3,3,3)->3, (3,2,4)->3 vs human 1,2,3,4: exact 3/4 > blind 2/4, so
+    # better with the rubric (2); the jury still does not beat its member mean (1): (1)+(2) = 0.
+    data = _grades_data([1, 2, 3, 4], ["x"] * 4, {"j0": [1, 2, 3, 2], "j1": [1, 3, 3, 2], "j2": [2, 3, 1, 4]})
+    data.rubric = {"j0": np.array([1, 2, 3, 3.0]), "j1": np.array([1, 2, 3, 2.0]), "j2": np.array([2, 3, 3, 4.0])}
+    _, combos, counts = size_and_combination_tables(data, ["j0", "j1", "j2"], JuryOptions())
+    (combo,) = combos
+    assert combo["jury_exact_rubric"] == pytest.approx(0.75) and combo["better_with_rubric"]
+    assert counts["raw"]["x"] | counts["raw"]["every corpus"] == {
+        "combinations": 1,
+        "beats_member_mean": 0,
+        "at_least_member_best": 0,
+        "beats_member_best": 0,
+        "better_with_rubric": 1,
+        "both": 0,
+        "mean_and_rubric": 0,
+        "mean_rubric_and_best": 0,
+    }
+
+
+def _rubric_case():
+    """Two corpora x, y of four items, human 1 2 3 4 in both; two judges, blind and rubric."""
+    return _grades_data(
+        [1, 2, 3, 4] * 2,
+        ["x"] * 4 + ["y"] * 4,
+        {"j0": [2, 3, 4, 5, 2, 3, 5, 4], "j1": [1, 3, 4, 5, 1, 3, 4, 5]},
+    )
+
+
+def test_rubric_table_by_hand():
+    # Quantile mapping with fit human grades 1 2 3 4: a score s with L fit scores below it and R at
+    # or below maps to grade max(1, ceil((L + R) / 2)).
+    # Blind fits (the other corpus's blind grades; the same multiset in x and y for each judge):
+    #   j0 {2,3,4,5}: 1->1 2->1 3->2 4->3 5->4;  j1 {1,3,4,5}: 1->1 2->1 3->2 4->3 5->4.
+    #   jury mean, x is mapped with y's {1.5,3,4.5,4.5}: 1.5->1 3->2 4->2 4.5->3 5->4;
+    #   y is mapped with x's {1.5,3,4,5}: 1.5->1 2->1 3->2 3.5->2 4->3 4.5->3.
+    # Blind: x jury mean 1.5 3 4 5 -> 1 2 2 4: 3/4; y 1.5 3 4.5 4.5 -> 1 2 3 3: 3/4.
+    #   judges calibrated: x j0 1 2 3 4 (1), j1 1 2 3 4 (1) -> mean 1; y j0 1 2 4 3 (1/2), j1 (1) -> 3/4.
+    #   raw median: x 1.5 3 4 5 -> 2 3 4 5: 0; y 1.5 3 4.5 4.5 -> 2 3 5 5: 0.
+    # Rubric x: j0 1 3 4 5, j1 2 3 5 5. Jury mean 1.5 3 4.5 5 -> 1 2 3 4: 1 (+1/4). j0 -> 1 2 3 4 (1),
+    #   j1 -> 1 2 4 4 (3/4): mean 7/8 (-1/8). Median 1.5 3 4.5 5 -> 2 3 5 5: 0 (+0).
+    # Rubric y: j0 2 2 4 4, j1 1 2 3 5. Jury mean 1.5 2 3.5 4.5 -> 1 1 2 3: 1/4 (-1/2). j0 -> 1 1 3 3
+    #   (1/2), j1 -> 1 1 2 4 (1/2): mean 1/2 (-1/4). Median 1.5 2 3.5 4.5 -> 2 2 4 5: 1/4 (+1/4).
+    data = _rubric_case()
+    data.rubric = {
+        "j0": np.array([1, 3, 4, 5, 2, 2, 4, 4], float),
+        "j1": np.array([2, 3, 5, 5, 1, 2, 3, 5], float),
+    }
+    options = JuryOptions()
+    x, y = rubric_table(data, ["j0", "j1"], options)
+    expected = {
+        "x": (0.75, 1.0, 1.0, 7 / 8, 0.0, 0.0),
+        "y": (0.75, 0.25, 0.75, 0.5, 0.0, 0.25),
+    }
+    for row in (x, y):
+        jury_b, jury_r, mean_b, mean_r, raw_b, raw_r = expected[row["corpus"]]
+        assert row["n"] == 4 and row["members"] == 2
+        assert (row["jury_cal_blind"], row["jury_cal_rubric"]) == pytest.approx((jury_b, jury_r))
+        assert (row["member_mean_cal_blind"], row["member_mean_cal_rubric"]) == pytest.approx((mean_b, mean_r))
+        assert (row["jury_raw_blind"], row["jury_raw_rubric"]) == pytest.approx((raw_b, raw_r))
+        assert row["jury_cal_change"] == pytest.approx(jury_r - jury_b)
+        assert row["member_mean_cal_change"] == pytest.approx(mean_r - mean_b)
+        assert row["jury_raw_change"] == pytest.approx(raw_r - raw_b)
+    # The blind side is the before/after table's (same members, rules and calibration).
+    judge_rows, _ = judge_table(data, build_members(data, ["j0", "j1"], options), ["j0", "j1"], options)
+    for row, before in zip((x, y), before_after_table(data, judge_rows, ["j0", "j1"], options), strict=True):
+        assert row["jury_cal_blind"] == pytest.approx(before["jury_cal"])
+        assert row["member_mean_cal_blind"] == pytest.approx(before["member_mean_cal"])
+        assert row["jury_raw_blind"] == pytest.approx(before["jury_raw"])
+    # One corpus: no calibration, only the raw jury is compared.
+    single = _grades_data([1, 2, 3, 4], ["x"] * 4, {k: v[:4] for k, v in data.judges.items()})
+    single.rubric = {k: v[:4] for k, v in data.rubric.items()}
+    (row,) = rubric_table(single, ["j0", "j1"], options)
+    assert row["jury_raw_rubric"] == pytest.approx(0.0) and "jury_cal_rubric" not in row
+
+
+def test_rubric_grades_are_mapped_with_the_blind_fit():
+    data = _synthetic(seed=7)
+    rng = np.random.default_rng(7)
+    names = list(data.judges)
+    data.rubric = {n: np.clip(v + rng.integers(-1, 1, len(v)), 1, 5) for n, v in data.judges.items()}
+    options = JuryOptions()
+    scored, others = data.corpus == "c0", data.corpus != "c0"
+
+    def calibrated_rubric():
+        """c0's calibrated rubric grades: the jury's and each judge's alone, and c0's rubric row."""
+        grades = [
+            jury_grades(data, chosen, options, rubric=True)[2][scored] for chosen in [names, *[[n] for n in names]]
+        ]
+        return grades, rubric_table(data, names, options)[0]
+
+    before, row = calibrated_rubric()
+    # Other corpora's rubric grades change: nothing about c0 moves (no fit on rubric grades) ...
+    for n in names:
+        data.rubric[n][others] = rng.integers(1, 6, others.sum())
+    after, row_after = calibrated_rubric()
+    for b, a in zip(before, after, strict=True):
+        np.testing.assert_array_equal(b, a)
+    assert row_after == row
+    # ... while changing their blind grades (the fit) moves c0's calibrated rubric grades.
+    for n in names:
+        data.judges[n][others] = np.clip(data.judges[n][others] - 2, 1, 5)
+    moved, _ = calibrated_rubric()
+    assert not np.array_equal(before[0], moved[0])
+    assert all(not np.array_equal(b, m) for b, m in zip(before[1:], moved[1:], strict=True))
+    # and the scored corpus's blind grades play no part in its calibrated rubric grades
+    data.judges = {n: np.where(scored, 6 - v, v) for n, v in data.judges.items()}
+    flipped, _ = calibrated_rubric()
+    for m, f in zip(moved, flipped, strict=True):
+        np.testing.assert_array_equal(m, f)
+
+
 def test_seven_judges_give_57_odd_combinations():
     data = _synthetic(seed=5)
     data.judges |= {"j5": data.judges["j0"], "j6": data.judges["j1"]}
@@ -330,6 +447,66 @@ def test_cli_on_demo_data(tmp_path):
     assert _read(out / "per_grade.csv") and _read(out / "before_after.csv")
     for png in ("jury_sizes.png", "distributions.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_rubric_on_demo_data(tmp_path):
+    out = tmp_path / "jury"
+    args = ["jury", str(DEMO), "--human", "human", "--judges", ",".join(JUDGES), "--corpus", "corpus"]
+    assert main([*args, "--no-plots", "--out", str(out)]) == 0
+    rubric = _read(out / "rubric.csv")
+    assert list(rubric[0]) == [
+        "corpus",
+        "n",
+        "members",
+        "raw_rule",
+        "calibrated_rule",
+        *(f"{s}_{w}" for s in ("jury_cal", "member_mean_cal", "jury_raw") for w in ("blind", "rubric", "change")),
+    ]
+    assert [r["corpus"] for r in rubric] == ["news", "dialogue", "patents"]
+    assert all(r[k] != "" for r in rubric for k in r)
+    # the raw median vote on the rubric columns, by hand
+    news = [r for r in _read(DEMO) if r["corpus"] == "news"]
+    human = np.array([float(r["human"]) for r in news])
+    median = np.floor(np.median([[float(r[f"{j}_rubric"]) for j in JUDGES] for r in news], axis=1) + 0.5)
+    row = rubric[0]
+    assert float(row["jury_raw_rubric"]) == pytest.approx(np.mean(median == human), abs=1e-6)
+    assert float(row["jury_raw_change"]) == pytest.approx(
+        float(row["jury_raw_rubric"]) - float(row["jury_raw_blind"]), abs=1e-5
+    )
+    # the whole-jury combination carries the same rubric numbers; every combination has the flag
+    combos = _read(out / "combinations.csv")
+    assert all(c["better_with_rubric"] in ("yes", "no") for c in combos)
+    for c in combos:
+        if c["members"] == "+".join(JUDGES) and c["corpus"] == "news":
+            tag = "jury_cal" if c["calibrated"] == "yes" else "jury_raw"
+            assert float(c["jury_exact_rubric"]) == pytest.approx(float(row[f"{tag}_rubric"]), abs=1e-6)
+    counts = json.loads((out / "summary.json").read_text(encoding="utf-8"))["odd_combinations"]
+    for version in ("raw", "calibrated"):
+        for corpus, count in counts[version].items():
+            rows = [c for c in combos if c["calibrated"] == ("yes" if version == "calibrated" else "no")]
+            if corpus != "every corpus":
+                rows = [c for c in rows if c["corpus"] == corpus]
+                assert count["better_with_rubric"] == sum(c["better_with_rubric"] == "yes" for c in rows)
+                assert count["mean_and_rubric"] == sum(
+                    c["better_with_rubric"] == "yes" and c["beats_member_mean"] == "yes" for c in rows
+                )
+            assert count["mean_and_rubric"] <= min(count["beats_member_mean"], count["better_with_rubric"])
+            assert count["mean_rubric_and_best"] <= min(count["mean_and_rubric"], count["both"])
+
+
+def test_cli_rubric_columns_for_some_jury_members_only(tmp_path, capsys):
+    partial = tmp_path / "grades.csv"
+    partial.write_text("item,human,a,b,c,a_rubric,c_rubric\nx,3,3,4,3,3,3\ny,2,2,2,1,2,2\n", encoding="utf-8")
+    args = ["jury", str(partial), "--human", "human", "--no-plots", "--out", str(tmp_path / "o"), "--judges"]
+    assert main([*args, "a,b,c"]) == 2
+    message = capsys.readouterr().err
+    assert f"{partial}:1" in message and "field 'b_rubric'" in message and "2 of 3 jury members" in message
+    # a jury without b is complete (rubric.csv written); a rubric grade off the scale names its line and column
+    assert main([*args, "a,c"]) == 0 and (tmp_path / "o" / "rubric.csv").exists()
+    partial.write_text("item,human,a,b,a_rubric,b_rubric\nx,3,3,4,3,3\ny,2,2,2,2,9\n", encoding="utf-8")
+    assert main(["jury", str(partial), "--human", "human", "--judges", "a,b", "--out", str(tmp_path / "o")]) == 2
+    message = capsys.readouterr().err
+    assert f"{partial}:3" in message and "field 'b_rubric'" in message
 
 
 def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):

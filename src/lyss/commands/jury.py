@@ -10,6 +10,7 @@ from lyss.validation.anchors import anchor_table
 from lyss.validation.jury import (
     JURY_PREFIX,
     RANKED,
+    RUBRIC_SERIES,
     JuryOptions,
     before_after_table,
     build_members,
@@ -19,6 +20,8 @@ from lyss.validation.jury import (
     judge_table,
     jury_members,
     read_grades,
+    rubric_columns,
+    rubric_table,
     size_and_combination_tables,
     unanimity_table,
 )
@@ -66,6 +69,8 @@ COLUMNS = {
         "beats_member_mean",
         "at_least_member_best",
         "beats_member_best",
+        "jury_exact_rubric",
+        "better_with_rubric",
     ],
     "before_after.csv": ["corpus", "raw_rule", "calibrated_rule", "members", "human_mean", "member_bias_mean"]
     + [
@@ -86,6 +91,8 @@ COLUMNS = {
         "exact_best_member",
     ],
     "distributions.csv": ["corpus", "member", "calibrated", "grade", "share"],
+    "rubric.csv": ["corpus", "n", "members", "raw_rule", "calibrated_rule"]
+    + [f"{series}_{what}" for series in RUBRIC_SERIES for what in ("blind", "rubric", "change")],
     "anchors.csv": [
         "corpus",
         "member",
@@ -120,7 +127,7 @@ def register(subparsers) -> None:
         "jury",
         help="score judges and juries of judges against human grades, with out-of-corpus calibration",
         description="Per-judge and per-jury agreement with human grades, before and after leave-one-"
-        "corpus-out quantile mapping, jury-size curves, combinations and anchor effects "
+        "corpus-out quantile mapping, jury-size curves, combinations, anchor and rubric effects "
         "(see docs/validation.md).",
     )
     parser.add_argument("grades", type=Path, help="CSV with one row per graded item")
@@ -169,6 +176,12 @@ def register(subparsers) -> None:
         default="_anchored",
         help="judge column + this suffix holds the anchored grades (default _anchored)",
     )
+    parser.add_argument(
+        "--rubric-suffix",
+        default="_rubric",
+        help="judge column + this suffix, when present for every jury member, holds the grades given with a "
+        "rubric: adds rubric.csv and the rubric columns of combinations.csv (default _rubric)",
+    )
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     add_resampling(parser, resamples=1000)
@@ -182,6 +195,8 @@ def run(args: argparse.Namespace) -> int:
         return usage_error("jury", f"unknown rule(s) {', '.join(unknown)}; choose from {', '.join(RULES)}")
     if args.scale[0] >= args.scale[1]:
         return usage_error("jury", "--scale MIN must be below MAX")
+    if not args.rubric_suffix or args.rubric_suffix == args.anchored_suffix:
+        return usage_error("jury", "--rubric-suffix must be non-empty and differ from --anchored-suffix")
     rules = list(dict.fromkeys([*rules, args.raw_rule, args.calibrated_rule]))
     judges = parse_name_list(args.judges)
     options = JuryOptions(
@@ -206,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
         args.anchor,
         args.anchored_suffix,
         options.levels,
+        args.rubric_suffix,
     )
     names = jury_members(data, options)
     missing = [n for n in names if data.anchor is not None and n not in data.anchored]
@@ -216,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
             line=1,
             field=missing[0] + args.anchored_suffix,
         )
+    rubric = rubric_columns(data, names, args.rubric_suffix)
     members = build_members(data, names, options)
     judge_rows, per_grade = judge_table(data, members, names, options)
     sizes, combos, counts = size_and_combination_tables(data, names, options)
@@ -232,6 +249,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if data.anchor is not None:
         tables["anchors.csv"] = anchor_table(data, names, options)
+    if rubric:
+        tables["rubric.csv"] = rubric_table(data, names, options)
     for filename, rows in tables.items():
         write_csv(args.out / filename, COLUMNS[filename], rows)
     if not args.no_plots:
@@ -243,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
             (JURY_PREFIX + options.calibrated_rule, True, f"jury {options.calibrated_rule} (calibrated)"),
         ]
         plot_distributions(distributions, series, args.out / "distributions.png")
-    write_json_atomic(args.out / "summary.json", json_ready(_summary(data, names, options, counts)))
+    write_json_atomic(args.out / "summary.json", json_ready(_summary(data, names, options, counts, rubric)))
     print(f"scored {len(judges)} judges and {len(rules)} jury rules on {len(data.items)} items -> {args.out}/")
     continuous = [name for name, kind in data.kinds.items() if kind == "continuous"]
     if continuous:
@@ -253,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(data, names, options: JuryOptions, counts: dict) -> dict:
+def _summary(data, names, options: JuryOptions, counts: dict, rubric: bool) -> dict:
     calibrated = can_calibrate(data)
     return {
         "items": len(data.items),
@@ -266,6 +285,9 @@ def _summary(data, names, options: JuryOptions, counts: dict) -> dict:
         "calibration": "leave-one-corpus-out quantile mapping"
         if calibrated
         else "skipped: calibration out of corpus needs at least two corpora",
+        "rubric": "rubric grades of every jury member, mapped with the blind-fitted calibration"
+        if rubric
+        else "no rubric columns",
         "odd_combinations": counts,
         "parameters": {
             "scale": list(options.scale),

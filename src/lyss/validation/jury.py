@@ -44,6 +44,7 @@ class GradesData:
     kinds: dict[str, str]
     anchor: np.ndarray | None = None
     anchored: dict[str, np.ndarray] = field(default_factory=dict)
+    rubric: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,11 @@ def read_grades(
     anchor_col: str | None,
     anchored_suffix: str,
     levels: np.ndarray,
+    rubric_suffix: str = "_rubric",
 ) -> GradesData:
     """Human grades must be on the scale; a judge column is a grade judge when all its values are
-    scale grades, otherwise it holds continuous scores (a metric)."""
+    scale grades, otherwise it holds continuous scores (a metric). A grade judge's grades given with
+    a rubric are read from the column `<judge><rubric_suffix>` when the file has it."""
     table.require(human_col, item_col, *judge_cols, *(c for c in (corpus_col, anchor_col) if c))
     human = table.numbers(human_col)
     _require_scale(table, human_col, human, levels)
@@ -111,6 +114,11 @@ def read_grades(
     judges = {name: table.numbers(name) for name in judge_cols}
     kinds = {name: "grade" if _on_scale(v, levels).all() else "continuous" for name, v in judges.items()}
     data = GradesData(table.path, items, corpus, human, judges, kinds)
+    for name in judge_cols:
+        column = f"{name}{rubric_suffix}"
+        if kinds[name] == "grade" and column in table.header:
+            data.rubric[name] = table.numbers(column)
+            _require_scale(table, column, data.rubric[name], levels)
     if anchor_col:
         data.anchor = table.numbers(anchor_col)
         _require_scale(table, anchor_col, data.anchor, levels)
@@ -147,8 +155,52 @@ def jury_members(data: GradesData, options: JuryOptions) -> list[str]:
     return names
 
 
+def rubric_columns(data: GradesData, names: list[str], suffix: str) -> bool:
+    """Whether the rubric condition is analysed: all jury members have rubric grades (True) or none
+    has (False); rubric grades for only some of them are an input error (header line, the first
+    missing column)."""
+    given = [n for n in names if n in data.rubric]
+    if given and len(given) < len(names):
+        missing = next(n for n in names if n not in data.rubric)
+        raise InputError(
+            data.path,
+            f"rubric grades for {len(given)} of {len(names)} jury members ({', '.join(given)}) but no column "
+            f"'{missing}{suffix}'; give a '<judge>{suffix}' column for every jury member or for none",
+            line=1,
+            field=missing + suffix,
+        )
+    return bool(given)
+
+
+def has_rubric(data: GradesData, names) -> bool:
+    return all(n in data.rubric for n in names)
+
+
 def can_calibrate(data: GradesData) -> bool:
     return len(np.unique(data.corpus)) >= 2
+
+
+def jury_grades(data: GradesData, chosen, options: JuryOptions, rubric: bool = False):
+    """(raw grade, raw score, calibrated grade or None) of the jury of the members `chosen`.
+
+    The raw jury is `raw_rule` rounded to the scale; the calibrated jury maps the `calibrated_rule`
+    score with the quantile mapping fitted out of corpus on the **blind** score and the human
+    grades. With rubric=True both aggregate the rubric grades instead, and the calibrated one
+    applies that same blind-fitted mapping to them. One member: its own grade and calibration.
+    """
+    blind = np.column_stack([data.judges[n] for n in chosen])
+    given = np.column_stack([data.rubric[n] for n in chosen]) if rubric else blind
+    raw = aggregate(given, options.raw_rule, options.levels, options.trim)
+    calibrated = None
+    if can_calibrate(data):
+        fit = aggregate(blind, options.calibrated_rule, options.levels, options.trim)
+        apply = aggregate(given, options.calibrated_rule, options.levels, options.trim) if rubric else None
+        calibrated = leave_one_corpus_out(data.corpus, fit, data.human, apply)
+    return to_grade(raw, options.levels), raw, calibrated
+
+
+def _exact(human, grade, options: JuryOptions) -> float:
+    return grade_agreement(human, grade, options.levels, options.threshold)["exact"]
 
 
 def build_members(data: GradesData, names: list[str], options: JuryOptions) -> list[Member]:
@@ -290,23 +342,23 @@ class Subset:
     raw_grade: np.ndarray
     raw_score: np.ndarray
     calibrated: np.ndarray | None
+    # The same jury on the rubric grades (None without rubric columns); calibrated with the blind fit.
+    rubric_raw_grade: np.ndarray | None = None
+    rubric_calibrated: np.ndarray | None = None
 
 
 def jury_subsets(data: GradesData, names: list[str], options: JuryOptions) -> list[Subset]:
     """Every combination of jury members used by the size curve and the combination analysis:
     the raw jury uses `raw_rule`, the calibrated one maps `calibrated_rule` out of corpus."""
-    calibrate = can_calibrate(data)
+    rubric = has_rubric(data, names)
     sizes = range(1, len(names) + 1, 2 if options.odd_sizes_only else 1)
     subsets = []
     for size in sizes:
         for chosen in combinations(names, size):
-            matrix = np.column_stack([data.judges[n] for n in chosen])
-            raw = aggregate(matrix, options.raw_rule, options.levels, options.trim)
-            calibrated = None
-            if calibrate:
-                score = aggregate(matrix, options.calibrated_rule, options.levels, options.trim)
-                calibrated = leave_one_corpus_out(data.corpus, score, data.human)
-            subsets.append(Subset(chosen, to_grade(raw, options.levels), raw, calibrated))
+            subset = Subset(chosen, *jury_grades(data, chosen, options))
+            if rubric:
+                subset.rubric_raw_grade, _, subset.rubric_calibrated = jury_grades(data, chosen, options, rubric=True)
+            subsets.append(subset)
     return subsets
 
 
@@ -354,30 +406,44 @@ def size_and_combination_tables(data: GradesData, names: list[str], options: Jur
             singles = {m: stats[(corpus, calibrated, (m,))]["exact"] for m in subset.members}
             best = max(singles, key=singles.get)
             mean = float(np.mean(list(singles.values())))
-            combos.append(
-                {
-                    "corpus": corpus,
-                    "calibrated": calibrated,
-                    "members": "+".join(subset.members),
-                    "size": len(subset.members),
-                    "jury_exact": jury,
-                    "member_mean_exact": mean,
-                    "member_best_exact": singles[best],
-                    "best_member": best,
-                    "beats_member_mean": jury > mean + 1e-12,
-                    "at_least_member_best": jury >= singles[best] - 1e-12,
-                    "beats_member_best": jury > singles[best] + 1e-12,
-                }
-            )
+            row = {
+                "corpus": corpus,
+                "calibrated": calibrated,
+                "members": "+".join(subset.members),
+                "size": len(subset.members),
+                "jury_exact": jury,
+                "member_mean_exact": mean,
+                "member_best_exact": singles[best],
+                "best_member": best,
+                "beats_member_mean": jury > mean + 1e-12,
+                "at_least_member_best": jury >= singles[best] - 1e-12,
+                "beats_member_best": jury > singles[best] + 1e-12,
+            }
+            rubric_grade = subset.rubric_calibrated if calibrated else subset.rubric_raw_grade
+            if rubric_grade is not None:
+                mask = data.corpus == corpus
+                row["jury_exact_rubric"] = _exact(data.human[mask], rubric_grade[mask], options)
+                row["better_with_rubric"] = row["jury_exact_rubric"] > jury + 1e-12
+            combos.append(row)
     return sizes, combos, _combination_counts(combos, corpora(data))
 
 
 COMBINATION_FLAGS = ("beats_member_mean", "at_least_member_best", "beats_member_best")
+# The note's joint criteria: (1) beats the member mean, (2) better with a rubric, (4) at least the best member.
+JOINT_FLAGS = {
+    "both": ("beats_member_mean", "at_least_member_best"),
+    "mean_and_rubric": ("beats_member_mean", "better_with_rubric"),
+    "mean_rubric_and_best": ("beats_member_mean", "better_with_rubric", "at_least_member_best"),
+}
 
 
 def _combination_counts(combos: list[dict], corpus_names: list[str]) -> dict:
-    """How many odd combinations beat their member mean / reach or beat their best member, per
-    corpus and in every corpus at once ("both" = beats the mean and reaches the best)."""
+    """How many odd combinations beat their member mean / reach or beat their best member / (with
+    rubric grades) are better with the rubric, per corpus and in every corpus at once; joint
+    criteria in JOINT_FLAGS ("both" = beats the mean and reaches the best)."""
+    rubric = bool(combos) and "better_with_rubric" in combos[0]
+    flags = (*COMBINATION_FLAGS, "better_with_rubric") if rubric else COMBINATION_FLAGS
+    joint = {k: v for k, v in JOINT_FLAGS.items() if rubric or "better_with_rubric" not in v}
     counts: dict = {}
     for calibrated in sorted({c["calibrated"] for c in combos}):
         rows = [c for c in combos if c["calibrated"] == calibrated]
@@ -385,16 +451,13 @@ def _combination_counts(combos: list[dict], corpus_names: list[str]) -> dict:
         for c in rows:
             groups.setdefault(c["members"], []).append(c)
         # In every corpus: a combination counts when the flag holds in each corpus.
-        everywhere = [{f: all(c[f] for c in g) for f in COMBINATION_FLAGS} for g in groups.values()]
+        everywhere = [{f: all(c[f] for c in g) for f in flags} for g in groups.values()]
         per_corpus = {}
         for corpus in [*corpus_names, "every corpus"]:
             outcome = everywhere if corpus == "every corpus" else [c for c in rows if c["corpus"] == corpus]
-            per_corpus[corpus] = {"combinations": len(outcome)} | {
-                f: sum(bool(o[f]) for o in outcome) for f in COMBINATION_FLAGS
-            }
-            per_corpus[corpus]["both"] = sum(
-                bool(o["beats_member_mean"] and o["at_least_member_best"]) for o in outcome
-            )
+            per_corpus[corpus] = {"combinations": len(outcome)} | {f: sum(bool(o[f]) for o in outcome) for f in flags}
+            for name, parts in joint.items():
+                per_corpus[corpus][name] = sum(all(o[f] for f in parts) for o in outcome)
         counts["calibrated" if calibrated else "raw"] = per_corpus
     return counts
 
@@ -432,6 +495,41 @@ def before_after_table(data: GradesData, judge_rows: list[dict], names: list[str
                 f"gain_{tag}": jury - mean,
                 f"members_beaten_{tag}": sum(1 for v in singles.values() if jury > v + 1e-12),
             }
+        rows.append(row)
+    return rows
+
+
+RUBRIC_SERIES = ("jury_cal", "member_mean_cal", "jury_raw")
+
+
+def rubric_table(data: GradesData, names: list[str], options: JuryOptions) -> list[dict]:
+    """rubric.csv, the note's rubric-effect table: per corpus, exact agreement blind -> rubric and
+    the change, for the calibrated jury, the mean of the members each calibrated alone, and the
+    raw jury. Every calibrated rubric grade uses the mapping fitted on the blind grades of the other
+    corpora (jury_grades); without calibration (one corpus) the calibrated columns stay empty."""
+    jury = {rubric: jury_grades(data, tuple(names), options, rubric) for rubric in (False, True)}
+    alone = {rubric: [jury_grades(data, (n,), options, rubric) for n in names] for rubric in (False, True)}
+    rows = []
+    for corpus in corpora(data):
+        mask = data.corpus == corpus
+        human = data.human[mask]
+        row = {
+            "corpus": corpus,
+            "n": int(mask.sum()),
+            "members": len(names),
+            "raw_rule": options.raw_rule,
+            "calibrated_rule": options.calibrated_rule,
+        }
+        for rubric, condition in ((False, "blind"), (True, "rubric")):
+            row[f"jury_raw_{condition}"] = _exact(human, jury[rubric][0][mask], options)
+            if jury[rubric][2] is not None:
+                row[f"jury_cal_{condition}"] = _exact(human, jury[rubric][2][mask], options)
+                row[f"member_mean_cal_{condition}"] = float(
+                    np.mean([_exact(human, grades[2][mask], options) for grades in alone[rubric]])
+                )
+        for series in RUBRIC_SERIES:
+            if f"{series}_blind" in row:
+                row[f"{series}_change"] = row[f"{series}_rubric"] - row[f"{series}_blind"]
         rows.append(row)
     return rows
 
