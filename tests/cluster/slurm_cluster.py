@@ -109,7 +109,7 @@ class Cluster:
             except (OSError, subprocess.SubprocessError):
                 pass
         for name in ("slurmd", "slurmctld", "munged"):
-            process = self.processes.pop(name, None)
+            process = self.processes.get(name)
             if process is None or process.poll() is not None:
                 continue
             process.send_signal(signal.SIGTERM)
@@ -194,8 +194,11 @@ def start_cluster(base: Path | None = None, cpus: int | None = None, memory_mb: 
         _wait(cluster, "the node to become idle", node_idle, 45)
     except ClusterUnavailable:
         cluster.stop()
+        shutil.rmtree(base, ignore_errors=True)
         raise
     except (OSError, subprocess.SubprocessError) as err:
+        logs = cluster.logs()
         cluster.stop()
-        raise ClusterUnavailable(f"{type(err).__name__}: {err}\n{cluster.logs()}") from None
+        shutil.rmtree(base, ignore_errors=True)
+        raise ClusterUnavailable(f"{type(err).__name__}: {err}\n{logs}") from None
     return cluster

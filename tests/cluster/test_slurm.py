@@ -41,8 +41,9 @@ def cluster():
         pytest.skip(f"SLURM test skipped: the local cluster cannot start: {err}")
     yield cluster
     cluster.stop()
-    assert all(p.poll() is not None for p in cluster.processes.values())
     shutil.rmtree(cluster.base, ignore_errors=True)
+    assert {name: p.poll() is not None for name, p in cluster.processes.items()} == dict.fromkeys(
+        ("munged", "slurmctld", "slurmd"), True), "a daemon outlived the test"
 
 
 def project(path: Path) -> Path:
