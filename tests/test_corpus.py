@@ -119,3 +119,8 @@ def test_demo_corpus_is_valid_and_large_enough():
 def test_malformed_morphology_is_caught_at_prep(tmp_path):
     err = error_for(tmp_path, [entry(morphology=[{"form": "perros"}])])
     assert (err.line, err.field) == (1, "morphology") and "analysis" in str(err)
+
+
+def test_unknown_field_is_an_error_not_silently_ignored(tmp_path):
+    err = error_for(tmp_path, [entry(), entry(id="e2", varaints=["Hola"])])
+    assert (err.line, err.field) == (2, "varaints") and "unknown field" in str(err)

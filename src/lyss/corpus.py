@@ -41,6 +41,10 @@ def validate_entry(path, line: int, raw: dict) -> dict:
     for field in REQUIRED_FIELDS:
         if field not in raw:
             raise InputError(path, "missing required field", line=line, field=field)
+    for field in raw:
+        if field not in KNOWN_FIELDS:
+            raise InputError(path, f"unknown field (a misspelling?); known: {', '.join(sorted(KNOWN_FIELDS))}",
+                             line=line, field=field)
     entry = dict(raw)
     entry_id = raw["id"]
     if isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)) or str(entry_id).strip() == "":
