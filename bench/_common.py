@@ -13,22 +13,29 @@ def demo_entries():
     return load_corpus(ROOT / "data/corpora/demo_eng_spa/corpus.jsonl")
 
 
-def perturb(text: str, rng: random.Random) -> str:
-    """A plausible MT-like hypothesis: drop, duplicate or swap a few words."""
+def edit(text: str, n_edits: int, rng: random.Random) -> str:
+    """An MT-like hypothesis: `n_edits` seeded word edits (drop, duplicate, swap, reverse a word)."""
     words = text.split()
-    for _ in range(rng.randint(0, 3)):
+    for _ in range(n_edits):
         if len(words) < 2:
             break
         i = rng.randrange(len(words))
         op = rng.random()
-        if op < 0.4:
+        if op < 0.35:
             del words[i]
-        elif op < 0.7:
+        elif op < 0.6:
             words.insert(i, words[i])
-        else:
+        elif op < 0.85:
             j = rng.randrange(len(words))
             words[i], words[j] = words[j], words[i]
+        else:
+            words[i] = words[i][::-1]
     return " ".join(words)
+
+
+def perturb(text: str, rng: random.Random) -> str:
+    """A plausible MT-like hypothesis with zero to three word edits."""
+    return edit(text, rng.randint(0, 3), rng)
 
 
 def scaled(n: int, seed: int = 1):

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import demo_entries  # noqa: E402
+from _common import demo_entries, edit  # noqa: E402
 
 
 class HashingEmbedder:
@@ -38,25 +38,6 @@ class HashingEmbedder:
 
 
 SYSTEMS = {"sys_good": (0, 1), "sys_fair": (1, 3), "sys_poor": (3, 6)}  # name → (min, max) word edits
-
-
-def edit(text: str, n_edits: int, rng: random.Random) -> str:
-    words = text.split()
-    for _ in range(n_edits):
-        if len(words) < 2:
-            break
-        i = rng.randrange(len(words))
-        op = rng.random()
-        if op < 0.35:
-            del words[i]
-        elif op < 0.6:
-            words.insert(i, words[i])
-        elif op < 0.85:
-            j = rng.randrange(len(words))
-            words[i], words[j] = words[j], words[i]
-        else:
-            words[i] = words[i][::-1]
-    return " ".join(words)
 
 
 def make_dataset(out_dir: Path, n: int, seed: int = 1) -> Path:
