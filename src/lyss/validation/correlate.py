@@ -16,7 +16,7 @@ import numpy as np
 from lyss.errors import InputError
 from lyss.validation.resample import bootstrap_counts, chunk_slices, percentile_interval, rows_per_chunk
 from lyss.validation.stats import nan_weighted_mean, pair_statistics, weighted_pearson, weighted_spearman
-from lyss.validation.tables import CsvTable
+from lyss.validation.tables import CsvTable, check_unique
 
 STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 
@@ -51,16 +51,8 @@ def read_scores(
     systems = table.strings(system_col) if system_col else None
     items = table.strings(item_col) if item_col else None
     if systems and items:
-        seen: dict[tuple[str, str], int] = {}
-        for key, line in zip(zip(systems, items, strict=True), table.lines, strict=True):
-            if key in seen:
-                raise InputError(
-                    table.path,
-                    f"system '{key[0]}' scored item '{key[1]}' twice (first on line {seen[key]})",
-                    line=line,
-                    field=item_col,
-                )
-            seen[key] = line
+        check_unique(table, zip(systems, items, strict=True), item_col,
+                     lambda key: f"system '{key[0]}' scored item '{key[1]}'")
     return ScoreData(table.path, human, metrics, systems, items, item_col)
 
 

@@ -16,7 +16,7 @@ from lyss.validation.aggregate import RULES, aggregate, to_grade
 from lyss.validation.agreement import grade_agreement, per_grade_exact
 from lyss.validation.calibration import leave_one_corpus_out
 from lyss.validation.stats import weighted_spearman
-from lyss.validation.tables import CsvTable
+from lyss.validation.tables import CsvTable, check_unique
 
 JURY_PREFIX = "jury:"
 GRADED = ("bias", "exact", "within1", "mae", "qwk", "sensitivity", "specificity", "f1", "exact_macro")
@@ -101,16 +101,7 @@ def read_grades(
     _require_scale(table, human_col, human, levels)
     items = table.strings(item_col)
     corpus = np.asarray(table.strings(corpus_col) if corpus_col else ["all"] * len(items))
-    seen: dict[tuple[str, str], int] = {}
-    for key, line in zip(zip(corpus, items, strict=True), table.lines, strict=True):
-        if key in seen:
-            raise InputError(
-                table.path,
-                f"item '{key[1]}' appears twice (first on line {seen[key]})",
-                line=line,
-                field=item_col,
-            )
-        seen[key] = line
+    check_unique(table, zip(corpus, items, strict=True), item_col, lambda key: f"item '{key[1]}' appears")
     judges = {name: table.numbers(name) for name in judge_cols}
     kinds = {name: "grade" if _on_scale(v, levels).all() else "continuous" for name, v in judges.items()}
     data = GradesData(table.path, items, corpus, human, judges, kinds)

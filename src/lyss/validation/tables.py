@@ -83,6 +83,16 @@ def read_csv(path) -> CsvTable:
     return CsvTable(path, header, rows, lines)
 
 
+def check_unique(table: CsvTable, keys, field: str, describe) -> None:
+    """Refuse a key seen on an earlier line, at the line that repeats it; `describe(key)` names the key
+    in the message ("… twice (first on line N)")."""
+    seen: dict = {}
+    for key, line in zip(keys, table.lines, strict=True):
+        if key in seen:
+            raise InputError(table.path, f"{describe(key)} twice (first on line {seen[key]})", line=line, field=field)
+        seen[key] = line
+
+
 def format_value(value) -> str:
     """Six significant digits for floats, empty for missing values, yes/no for booleans."""
     if value is None:
