@@ -34,6 +34,9 @@ class Script:
     faults: dict[str, str | list[str]] = field(default_factory=dict)
     retry_after: str = "0"
     sleep_s: float = 1.0
+    # "sleep" requests wait until this many are in flight at once (or 10 s): proves concurrency
+    # without measuring time.
+    hold_until_in_flight: int | None = None
     reasoning_tokens: int = 0
     cached_tokens: int = 0
     logprobs: bool = True  # False: ignore `logprobs` requests, like servers without support
@@ -46,6 +49,20 @@ class Server:
     requests: list[dict] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.in_flight >= (self.script.hold_until_in_flight or 0):
+                self.gate.set()
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
 
     def record(self, path: str, headers: dict, body) -> int:
         with self.lock:
@@ -151,8 +168,14 @@ def _handler(server: Server):
                 choice = {"index": 0, "message": {"role": "assistant", "content": None}}
                 self._send(200, json.dumps({"choices": [{**choice, "finish_reason": "length"}]}).encode())
             else:
-                if fault == "sleep" and server.stopping.wait(server.script.sleep_s):
-                    return
+                if fault == "sleep":
+                    server.enter()
+                    try:
+                        server.gate.wait(10.0)
+                        if server.stopping.wait(server.script.sleep_s):
+                            return
+                    finally:
+                        server.leave()
                 self._send(200, json.dumps(completion(server.script, body)).encode())
 
     return Handler

@@ -120,11 +120,9 @@ def test_client_error_is_not_retried(tmp_path):
 
 def test_timeout_becomes_an_error_within_max_retries(tmp_path):
     with serve(Script(faults={"slow": "sleep"}, sleep_s=2.0)) as server:
-        started = time.perf_counter()
         _, [record] = run(make(server.base_url, timeout_s=0.2, max_retries=1), [entry("1", "slow")], tmp_path)
-        elapsed = time.perf_counter() - started
     assert record["error"] == "timeout (0.2 s) after 2 attempts"
-    assert len(server.requests) == 2 and elapsed < 1.5
+    assert len(server.requests) == 2  # one try and one retry, each cut off by the timeout
 
 
 def test_garbage_and_missing_choices_are_retried_then_fail(tmp_path):
@@ -171,14 +169,13 @@ def test_resume_only_requests_failed_and_unfinished_entries(tmp_path):
 
 def test_concurrent_requests_yield_every_id_once(tmp_path):
     entries = [entry(str(i), f"sentence {i}") for i in range(20)]
-    with serve(Script(faults={"sentence": "sleep"}, sleep_s=0.1)) as server:
+    with serve(Script(faults={"sentence": "sleep"}, sleep_s=0.01, hold_until_in_flight=5)) as server:
         translator = make(server.base_url, concurrency=5)
-        started = time.perf_counter()
         ids = [record.id for record in translator.translate(entries)]
-        elapsed = time.perf_counter() - started
+        peak = server.max_in_flight
         _, records = run(make(server.base_url, concurrency=5), entries, tmp_path)
     assert sorted(ids) == sorted(e["id"] for e in entries) and len(ids) == 20
-    assert elapsed < 20 * 0.1 / 2  # five at a time, not one by one
+    assert peak == 5  # five at a time (the server held the first ones until five were open), never more
     assert [r["id"] for r in records] == [e["id"] for e in entries]
     assert all(r["error"] is None for r in records)
 
