@@ -65,5 +65,10 @@ class MetricPlugin(Protocol):
     (it returns `MetricResult.unavailable` with the reason instead)."""
 
     id: str
+    # "higher" or "lower" is better, or "target": best at `ideal` (length_ratio); agreement statistics and
+    # the reference check read it from here.
+    direction: str
+    # The value a perfect output (the reference itself) gets; None where no fixed value exists (COMET).
+    ideal: float | None
 
     def score(self, data: ScoringInput) -> MetricResult: ...

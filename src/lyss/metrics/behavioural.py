@@ -98,6 +98,8 @@ class CodeSwitchingRate:
     """
 
     id = "code_switching_rate"
+    direction = "lower"
+    ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
@@ -195,6 +197,8 @@ class HallucinationRate:
     """
 
     id = "hallucination_rate"
+    direction = "lower"
+    ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)

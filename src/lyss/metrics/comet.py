@@ -83,6 +83,8 @@ def low_resource_warning(model: str, data: ScoringInput) -> bool:
 
 class CometScore:
     id = "comet_score"
+    direction = "higher"
+    ideal = None
     requires_model = True  # `lyss score` leaves it out unless asked for (loading torch costs seconds)
 
     def score(self, data: ScoringInput) -> MetricResult:

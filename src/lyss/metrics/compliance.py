@@ -124,6 +124,8 @@ def _quote_note(card: dict) -> str:
 
 class ComplianceIndex:
     id = "compliance_index"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         if not data.entries:
@@ -145,6 +147,8 @@ class ComplianceIndex:
 
 class RepairEffectiveness:
     id = "repair_effectiveness"
+    direction = "higher"
+    ideal = None
 
     def score(self, data: ScoringInput) -> MetricResult:
         passes = double_pass(data)

@@ -140,6 +140,8 @@ class EquivalentMatch:
     """Generic equivalent match (variants + light normalisation); language plugins pass their rules."""
 
     id = "equivalent_match_rate"
+    direction = "higher"
+    ideal = 1.0
     rules: VariantRules | None = None
 
     def score(self, data: ScoringInput) -> MetricResult:

@@ -42,6 +42,8 @@ class FstAcceptance:
     """Share of output words with at least one analysis from the target card's analyzer."""
 
     id = "fst_acceptance_rate"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
@@ -84,6 +86,8 @@ class MorphologicalAccuracy:
     """Share of expected analyses (entry `morphology` annotations) found among the prediction's words."""
 
     id = "morphological_accuracy"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)

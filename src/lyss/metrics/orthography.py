@@ -88,6 +88,8 @@ class OrthographicAccuracy:
     """Share of output words that follow the target card's orthography rule set."""
 
     id = "orthographic_accuracy"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)

@@ -42,6 +42,8 @@ def chance_cosine(predictions: np.ndarray, references: np.ndarray) -> float | No
 
 class SemanticScore:
     id = "semantic_score"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)

@@ -25,6 +25,8 @@ class ExactMatch:
     """1 when the prediction equals the reference after whitespace normalisation, else 0."""
 
     id = "exact_match_rate"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         values = np.array([
@@ -40,6 +42,8 @@ class ChrFPlusPlus:
     """sacrebleu CHRF(word_order=2); per entry = sentence chrF++, corpus = corpus chrF++."""
 
     id = "chrf_plus_plus"
+    direction = "higher"
+    ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = CHRF(word_order=2)
@@ -58,6 +62,8 @@ class Bleu:
     """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
 
     id = "bleu"
+    direction = "higher"
+    ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = BLEU(tokenize=bleu_tokenizer(data))
@@ -71,6 +77,8 @@ class Ter:
     """sacrebleu TER (0–∞, lower is better); stats are [edits, reference length]."""
 
     id = "ter"
+    direction = "lower"
+    ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = TER()
@@ -83,6 +91,8 @@ class LengthRatio:
     """len(prediction) / len(reference) in characters; corpus value = mean over entries (§2.1)."""
 
     id = "length_ratio"
+    direction = "target"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         values = np.array([

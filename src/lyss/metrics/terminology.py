@@ -73,6 +73,8 @@ class TerminologyAdherence:
     """Share of the entries' glossary terms whose target term occurs in the prediction."""
 
     id = "terminology_adherence"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
@@ -95,6 +97,8 @@ class ConsistencyScore:
     rendering / Σ occurrences (per-entry values are NaN: consistency is a property of the corpus)."""
 
     id = "consistency_score"
+    direction = "higher"
+    ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
