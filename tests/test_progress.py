@@ -33,3 +33,14 @@ def test_log_gets_one_summary_line_or_nothing():
     silent.advance(3)
     silent.close()
     assert quiet.getvalue() == ""
+
+
+def test_job_with_redirected_log_still_shows_progress_on_the_terminal(monkeypatch):
+    terminal, log = FakeTerminal(), io.StringIO()
+    monkeypatch.setattr("sys.__stderr__", terminal)
+    monkeypatch.setattr("sys.stderr", log)  # what lyss.scripting.logged does inside a pipeline job
+    progress = Progress(2, "translate demo/apertium", min_interval_s=0)
+    progress.advance(2)
+    progress.close()
+    assert "\rtranslate demo/apertium: 2/2 entries" in terminal.getvalue()
+    assert log.getvalue().startswith("translate demo/apertium: 2/2 entries") and log.getvalue().count("\n") == 1
