@@ -41,8 +41,11 @@ $(FULL): $(CORE)
 	rm -f $(VENV)/.full-*
 	touch $@
 
+# Quiet on the terminal (a progress line per translation, one line per validation step, then the
+# leaderboard); every job's full log is in results/logs/, Snakemake's own in .snakemake/log/.
 run: apt-run $(CORE)
-	DVC_NO_ANALYTICS=1 bin/snakemake --cores all all
+	DVC_NO_ANALYTICS=1 bin/snakemake --cores all --quiet rules reason host all
+	@echo; sed -n '3,$$p' results/leaderboard.md; echo; echo "full logs: results/logs/ and .snakemake/log/"
 
 test: apt-test $(FULL)
 	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q -rs
