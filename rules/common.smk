@@ -1,10 +1,12 @@
 # Config validation and target lists derived from params.yaml (nothing is hand-listed).
 import functools
+import sys
 
 from lyss.config import check_params
 from lyss.pipeline import dataset_language_pair
 
-check_params(config)
+for warning in check_params(config):
+    print(f"lyss: warning: {warning}", file=sys.stderr)
 
 DATASETS = list(config["datasets"])
 METHODS = list(config["methods"])

@@ -110,7 +110,7 @@ def _set(path: str, value):
 _DELETE = object()
 PARAMS = [
     Case("missing section", _set("tiers", _DELETE), None, "tiers", "missing required section"),
-    Case("unknown metric", _set("metrics", ["chrf_plus_plus", "chrf_plus"]), None, "metrics",
+    Case("unknown metric", _set("metrics", ["chrf_plus_plus", "chrf_plus"]), None, "metrics[1]",
          "unknown metric 'chrf_plus'"),
     Case("unknown method kind", _set("methods", {"m": {"kind": "gpt"}}), None, "methods.m.kind",
          "unknown method kind 'gpt'"),
@@ -123,7 +123,7 @@ PARAMS = [
     Case("method name with a quote", _set("methods", {"x'; DROP TABLE runs; --": {"kind": "copy_source"}}), None,
          "methods.x'; DROP TABLE runs; --", "names may hold only"),
     Case("negative weight", _set("composite.profiles.A.chrf_plus_plus", -1), None,
-         "composite.profiles.A.chrf_plus_plus", "weight must be a number"),
+         "composite.profiles.A.chrf_plus_plus", "must be ≥ 0, got -1"),
     Case("weight for an unknown metric", _set("composite.profiles.B.chrf", 0.2), None, "composite.profiles.B.chrf",
          "unknown metric 'chrf'"),
     Case("unknown normalisation", _set("composite.normalisation.chrf_plus_plus", "log"), None,
@@ -274,7 +274,7 @@ WORKFLOW_CASES = {
     "language card": ("data/languages/spa.yaml", lambda text: text.replace("caseless: false", "caseless: maybe"),
                       r"data/languages/spa.yaml: field 'caseless': 'maybe' is not of type 'boolean'"),
     "params.yaml": ("params.yaml", lambda text: text.replace("- chrf_plus_plus", "- chrf_plus"),
-                    r"params.yaml: field 'metrics': unknown metric 'chrf_plus'"),
+                    r"params.yaml: field 'metrics\[1\]': unknown metric 'chrf_plus'"),
 }
 
 
