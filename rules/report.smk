@@ -9,6 +9,8 @@ rule report:
         validation=validation_outputs(),
     output:
         metrics="results/metrics.json",
+        # Wall-clock numbers, kept out of the committed metrics.json (they differ on every run).
+        timings="results/timings.json",
         leaderboard="results/leaderboard.md",
         html=report(
             "results/leaderboard.html",
