@@ -15,5 +15,6 @@ rule prep:
         runtime=30,
     params:
         languages_dir=LANGUAGES_DIR,
+        code=code("prep.py"),
     script:
         "../scripts/prep.py"

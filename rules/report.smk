@@ -38,5 +38,6 @@ rule report:
         tiers=config["tiers"],
         # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
         database=mask_url(configured_url(config.get("database"))),
+        code=code("report.py", "all"),
     script:
         "../scripts/report.py"
