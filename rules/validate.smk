@@ -18,7 +18,7 @@ rule validate:
         runtime=30,
     params:
         args=lambda wc: config["validation"][wc.part].get("args", {}),
-        code=code("validate.py", "all"),
+        code=code("validate.py"),
     script:
         "../scripts/validate.py"
 

@@ -76,6 +76,10 @@ CORPUS = [
     Case("invalid UTF-8", b'{"id": "a", "source": "caf\xe9", "reference": "y"}\n', 1, None, "UTF-8"),
     Case("number too long", jsonl('{"id": ' + "9" * 5000 + ', "source": "x", "reference": "y"}'), 1, None,
          "malformed JSON"),
+    Case("reference over the length limit", jsonl(GOOD_ENTRY, {**GOOD_ENTRY, "id": "b", "reference": "x" * 10_001}), 2,
+         "reference", r"10,001 characters, over the limit of 10,000 \(params.yaml limits.max_entry_chars"),
+    Case("variant over the length limit", jsonl({**GOOD_ENTRY, "variants": ["ok", "y" * 10_001]}), 1, "variants",
+         "over the limit of 10,000"),
     Case("nesting too deep", jsonl('{"id": "a", "source": "x", "reference": "y", "notes": ' + "[" * 100_000
                                    + "]" * 100_000 + "}"), 1, None, "malformed JSON"),
 ]
@@ -265,6 +269,10 @@ WORKFLOW_CASES = {
     "corpus": (f"data/corpora/{DATASET}/corpus.jsonl",
                lambda text: text.replace('"reference"', '"referenc"', 1),
                rf"data/corpora/{DATASET}/corpus.jsonl:1: field 'reference': missing required field"),
+    "entry of 1 MB": (f"data/corpora/{DATASET}/corpus.jsonl",
+                      lambda text: text.replace('"source": "', '"source": "' + "a" * 1_000_000, 1),
+                      rf"data/corpora/{DATASET}/corpus.jsonl:1: field 'source': 1,000,\d+ characters, over the "
+                      r"limit of 10,000"),
     "dataset.yaml": (f"data/corpora/{DATASET}/dataset.yaml",
                      lambda text: text.replace("language_pair: eng-spa", "language_pair: eng-spa-x"),
                      rf"data/corpora/{DATASET}/dataset.yaml: field 'language_pair': expected 'src-tgt'"),
