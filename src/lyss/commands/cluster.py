@@ -1,10 +1,12 @@
 """`lyss cluster check PROFILE`: check a Snakemake SLURM profile against the cluster before submitting.
 
 A profile shipped with a placeholder partition (`main`) or account made `snakemake --profile profiles/slurm`
-print "Execute 2 jobs..." and then nothing, because every submission was refused. This asks the cluster
-itself, with the commands SLURM users know (`sinfo`, `sacctmgr`), whether the partitions and the account
-in the profile exist, whether the account may use them, and whether the resources the rules declare (GPU,
-memory, run time) fit the partition; each problem is one line naming the profile key. See docs/cluster.md.
+print "Execute 2 jobs..." and then nothing. The SLURM plugin checks the account with `sacctmgr`/`sshare`
+before every submission, without a time limit, so where those block nothing is submitted and nothing said.
+This asks the cluster first, each command with a time limit: `sinfo` (do the partitions exist, do they
+have the GPU, memory and run time the rules declare), `sacctmgr` (is the account the user's), and
+`sbatch --test-only` (would SLURM accept a job like ours; its own message if not; nothing is queued).
+Each problem is one line naming the profile key. See docs/cluster.md.
 """
 
 import argparse
@@ -21,6 +23,7 @@ import yaml
 
 from lyss.errors import InputError
 
+COMMAND_TIMEOUT_S = 20
 RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
 
 
@@ -33,12 +36,13 @@ class Partition:
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
+    """Run a SLURM client; one that does not answer in time is a finding, not a hang."""
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
     except FileNotFoundError:
         raise InputError(argv[0], "not found on PATH: run this on a SLURM login node") from None
     except subprocess.TimeoutExpired:
-        raise InputError(argv[0], "did not answer within 60 s (is slurmctld reachable?)") from None
+        return subprocess.CompletedProcess(argv, 124, "", f"did not answer within {COMMAND_TIMEOUT_S} s")
 
 
 def slurm_minutes(text: str) -> float | None:
@@ -57,7 +61,7 @@ def partitions() -> dict[str, Partition]:
     """Partitions as `sinfo` lists them (one row per node group; the largest node counts)."""
     done = _run(["sinfo", "-h", "-o", "%P|%l|%m|%G"])
     if done.returncode:
-        raise InputError("sinfo", done.stderr.strip() or f"exit status {done.returncode}")
+        raise InputError("sinfo", _one_line(done.stderr) or f"exit status {done.returncode}")
     found: dict[str, Partition] = {}
     for line in done.stdout.splitlines():
         name, limit, memory, gres = (line.split("|") + ["", "", "", ""])[:4]
@@ -74,10 +78,25 @@ def partitions() -> dict[str, Partition]:
 
 def user_accounts() -> tuple[set[str], str | None]:
     """(accounts the user is associated with, why they could not be listed)."""
-    done = _run(["sacctmgr", "-n", "-P", "show", "assoc", f"user={getpass.getuser()}", "format=account,partition"])
+    done = _run(["sacctmgr", "-n", "-P", "show", "assoc", f"user={getpass.getuser()}", "format=account"])
     if done.returncode:
-        return set(), done.stderr.strip() or f"exit status {done.returncode}"
-    return {line.split("|")[0] for line in done.stdout.split() if line.strip()}, None
+        return set(), _one_line(done.stderr) or f"exit status {done.returncode}"
+    return {line.strip() for line in done.stdout.splitlines() if line.strip()}, None
+
+
+def _one_line(text: str) -> str:
+    return " / ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+
+
+def sbatch_refusal(partition: str | None, account: str | None, resources: dict[str, int]) -> str | None:
+    """sbatch's own message when it would refuse a job like ours (`--test-only` queues nothing), else None."""
+    argv = ["sbatch", "--test-only", "--wrap", "true", "-t", str(max(resources["runtime"], 1)),
+            "--mem", f"{max(resources['mem_mb'], 1)}M"]
+    argv += ["-p", partition] if partition else []
+    argv += ["-A", account] if account else []
+    argv += ["--gpus=1"] if resources["gpu"] else []
+    done = _run(argv)
+    return (_one_line(done.stderr) or f"exit status {done.returncode}") if done.returncode else None
 
 
 def declared_resources(project: Path) -> dict[str, int]:
@@ -128,39 +147,47 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
     wanted.update({f"set-resources.{rule}:slurm_partition": v.get("slurm_partition") for rule, v in per_rule.items()
                    if v.get("slurm_partition")})
     largest = declared_resources(project)
-    for key, name in wanted.items():
-        if not name:
-            default = next((p for p in _run(["sinfo", "-h", "-o", "%P"]).stdout.split() if p.endswith("*")), None)
-            notes.append(f"{where}: no partition set; jobs go to the cluster's default ({default or 'none'})")
-            continue
-        if name not in known:
-            problems.append(f"{where}: field '{key}': partition {name!r} does not exist on this cluster"
-                            f"{_suggest(name, known)}; sinfo lists: {', '.join(sorted(known))}")
-            continue
-        part = known[name]
-        runs_score = key == "set-resources.score:slurm_partition" or (
-            key.startswith("default-resources") and not per_rule.get("score", {}).get("slurm_partition"))
-        if runs_score and largest["gpu"] and not part.gpus and per_rule.get("score", {}).get("gpu") != "0":
-            problems.append(f"{where}: field '{key}': partition {name!r} has no GPU, but COMET scoring asks for "
-                            "one; add `set-resources: [score:gpu=0]` or a GPU partition for rule score")
-        if part.time_limit_min is not None and largest["runtime"] > part.time_limit_min:
-            problems.append(f"{where}: field '{key}': partition {name!r} allows {part.time_limit_min:g} minutes, "
-                            f"a rule asks for runtime={largest['runtime']}")
-        if part.memory_mb is not None and largest["mem_mb"] > part.memory_mb:
-            problems.append(f"{where}: field '{key}': partition {name!r} nodes have {part.memory_mb} MB, a rule "
-                            f"asks for mem_mb={largest['mem_mb']}")
-    account = str(defaults.get("slurm_account", "")).strip("'\"")
+    account = str(defaults.get("slurm_account", "")).strip("'\"") or None
     if profile.get("slurm-no-account"):
         if account:
             notes.append(f"{where}: slurm-no-account is set, so slurm_account {account!r} is not used")
+        account = None
     elif account:
         accounts, why_not = user_accounts()
         if why_not:
-            notes.append(f"{where}: account {account!r} not checked: sacctmgr: {why_not}")
+            notes.append(f"{where}: account {account!r} not checked: sacctmgr: {why_not}"
+                         + ("; the SLURM plugin runs sacctmgr before every submission and would wait the same "
+                            "way: set slurm-no-account: true and export SBATCH_ACCOUNT instead"
+                            if "did not answer" in why_not else ""))
         elif account not in accounts:
             listing = ", ".join(sorted(accounts)) or f"none for user {getpass.getuser()}"
             problems.append(f"{where}: field 'default-resources.slurm_account': account {account!r} is not yours"
                             f"{_suggest(account, accounts)}; sacctmgr lists: {listing}")
+    for key, name in wanted.items():
+        rule = key.split(".", 1)[1].split(":")[0] if key.startswith("set-resources") else None
+        scores = rule == "score" or (rule is None and not per_rule.get("score", {}).get("slurm_partition"))
+        needs = {**largest, "gpu": largest["gpu"] if scores and per_rule.get("score", {}).get("gpu") != "0" else 0}
+        refusal = sbatch_refusal(name or None, account, needs)
+        said = f"; sbatch --test-only says: {refusal}" if refusal else ""
+        if name and name not in known:
+            problems.append(f"{where}: field '{key}': partition {name!r} does not exist on this cluster"
+                            f"{_suggest(name, known)}; sinfo lists: {', '.join(sorted(known))}{said}")
+            continue
+        part = known.get(name) if name else None
+        if part is not None and needs["gpu"] and not part.gpus:
+            problems.append(f"{where}: field '{key}': partition {name!r} has no GPU, but COMET scoring asks for "
+                            f"one; add `set-resources: [score:gpu=0]` or a GPU partition for rule score{said}")
+        elif part is not None and part.time_limit_min is not None and needs["runtime"] > part.time_limit_min:
+            problems.append(f"{where}: field '{key}': partition {name!r} allows {part.time_limit_min:g} minutes, "
+                            f"a rule asks for runtime={needs['runtime']}{said}")
+        elif part is not None and part.memory_mb is not None and needs["mem_mb"] > part.memory_mb:
+            problems.append(f"{where}: field '{key}': partition {name!r} nodes have {part.memory_mb} MB, a rule "
+                            f"asks for mem_mb={needs['mem_mb']}{said}")
+        elif refusal:
+            problems.append(f"{where}: field '{key}': sbatch --test-only refuses a job with partition "
+                            f"{name or '(default)'!s}{f', account {account}' if account else ''}: {refusal}")
+        elif not name:
+            notes.append(f"{where}: no partition set; jobs go to the cluster's default partition")
     return problems, notes
 
 
