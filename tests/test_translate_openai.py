@@ -140,9 +140,11 @@ def test_client_error_is_not_retried(tmp_path):
 
 
 def test_timeout_becomes_an_error_within_max_retries(tmp_path):
-    with serve(Script(faults={"slow": "sleep"}, sleep_s=2.0)) as server:
-        _, [record] = run(make(server.base_url, timeout_s=0.2, max_retries=1), [entry("1", "slow")], tmp_path)
-    assert record["error"] == "timeout (0.2 s) after 2 attempts"
+    # never answered (held until the server stops), so the timeout fires however busy the machine is; 1 s
+    # leaves the server ample time to record each request before the client gives up
+    with serve(Script(faults={"slow": "sleep"}, sleep_s=3600)) as server:
+        _, [record] = run(make(server.base_url, timeout_s=1, max_retries=1), [entry("1", "slow")], tmp_path)
+    assert record["error"] == "timeout (1 s) after 2 attempts"
     assert len(server.requests) == 2  # one try and one retry, each cut off by the timeout
 
 
