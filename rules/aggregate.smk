@@ -22,5 +22,7 @@ rule aggregate:
         caveats=config["caveats"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
+        # the whole package: the card records lyss.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
+        code=code("aggregate.py", "all"),
     script:
         "../scripts/aggregate.py"

@@ -1,10 +1,13 @@
 # Config validation and target lists derived from params.yaml (nothing is hand-listed).
 import functools
+import sys
 
+from lyss.codehash import code_hash, score_hash
 from lyss.config import check_params
 from lyss.pipeline import dataset_language_pair
 
-check_params(config)
+for warning in check_params(config):
+    print(f"lyss: warning: {warning}", file=sys.stderr)
 
 DATASETS = list(config["datasets"])
 METHODS = list(config["methods"])
@@ -17,6 +20,26 @@ wildcard_constraints:
     dataset="[A-Za-z0-9][A-Za-z0-9_-]*",
     method="[A-Za-z0-9][A-Za-z0-9_-]*",
     metric="[a-z0-9_]+",
+
+
+def code(script, metrics=()):
+    """Hash of a script and of exactly the lyss code it imports (lyss.codehash).
+
+    As a rule's param, an edit to that code reruns the rule's jobs. `metrics`: the
+    metric plugins the rule uses ("all" or a tuple; none by default)."""
+    return code_hash(os.path.join(workflow.basedir, "scripts", script), metrics)
+
+
+def score_code(wildcards):
+    """A score job's code: the shared scoring code plus only this metric's plugin.
+
+    Also the plugin a language card of the dataset declares for it, so editing one
+    metric module reruns only that metric's jobs."""
+    return score_hash(
+        os.path.join(workflow.basedir, "scripts", "score.py"),
+        wildcards.metric,
+        dataset_language_cards(wildcards.dataset),
+    )
 
 
 def dataset_dir(wildcards):

@@ -15,5 +15,7 @@ rule prep:
         runtime=30,
     params:
         languages_dir=LANGUAGES_DIR,
+        limits=config.get("limits", {}),
+        code=code("prep.py"),
     script:
         "../scripts/prep.py"

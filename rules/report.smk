@@ -9,6 +9,8 @@ rule report:
         validation=validation_outputs(),
     output:
         metrics="results/metrics.json",
+        # Wall-clock numbers, kept out of the committed metrics.json (they differ on every run).
+        timings="results/timings.json",
         leaderboard="results/leaderboard.md",
         html=report(
             "results/leaderboard.html",
@@ -36,5 +38,6 @@ rule report:
         tiers=config["tiers"],
         # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
         database=mask_url(configured_url(config.get("database"))),
+        code=code("report.py", "all"),
     script:
         "../scripts/report.py"

@@ -23,6 +23,7 @@ rule score:
     params:
         options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
         languages_dir=LANGUAGES_DIR,
+        code=score_code,
     script:
         "../scripts/score.py"
 

@@ -16,5 +16,6 @@ rule significance:
         composite=config["composite"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
+        code=code("significance.py", "all"),
     script:
         "../scripts/significance.py"

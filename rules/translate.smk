@@ -24,6 +24,7 @@ rule translate:
         method=lambda wc: config["methods"][wc.method],
         prices=method_prices,
         languages_dir=LANGUAGES_DIR,
+        code=code("translate.py"),
     script:
         "../scripts/translate.py"
 

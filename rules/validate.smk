@@ -18,6 +18,7 @@ rule validate:
         runtime=30,
     params:
         args=lambda wc: config["validation"][wc.part].get("args", {}),
+        code=code("validate.py"),
     script:
         "../scripts/validate.py"
 
@@ -43,5 +44,6 @@ rule validate_dataset:
         runtime=30,
     params:
         stats=config["stats"],
+        code=code("validate_dataset.py", "all"),
     script:
         "../scripts/validate_dataset.py"

@@ -5,4 +5,5 @@ from lyss.scripting import logged
 
 with logged(snakemake.log[0]):
     prep_dataset(snakemake.wildcards.dataset, snakemake.input.corpus, snakemake.input.card,
-                 snakemake.params.languages_dir, snakemake.output.corpus, snakemake.output.meta)
+                 snakemake.params.languages_dir, snakemake.output.corpus, snakemake.output.meta,
+                 snakemake.params.limits)

@@ -76,6 +76,10 @@ CORPUS = [
     Case("invalid UTF-8", b'{"id": "a", "source": "caf\xe9", "reference": "y"}\n', 1, None, "UTF-8"),
     Case("number too long", jsonl('{"id": ' + "9" * 5000 + ', "source": "x", "reference": "y"}'), 1, None,
          "malformed JSON"),
+    Case("reference over the length limit", jsonl(GOOD_ENTRY, {**GOOD_ENTRY, "id": "b", "reference": "x" * 10_001}), 2,
+         "reference", r"10,001 characters, over the limit of 10,000 \(params.yaml limits.max_entry_chars"),
+    Case("variant over the length limit", jsonl({**GOOD_ENTRY, "variants": ["ok", "y" * 10_001]}), 1, "variants",
+         "over the limit of 10,000"),
     Case("nesting too deep", jsonl('{"id": "a", "source": "x", "reference": "y", "notes": ' + "[" * 100_000
                                    + "]" * 100_000 + "}"), 1, None, "malformed JSON"),
 ]
@@ -110,7 +114,7 @@ def _set(path: str, value):
 _DELETE = object()
 PARAMS = [
     Case("missing section", _set("tiers", _DELETE), None, "tiers", "missing required section"),
-    Case("unknown metric", _set("metrics", ["chrf_plus_plus", "chrf_plus"]), None, "metrics",
+    Case("unknown metric", _set("metrics", ["chrf_plus_plus", "chrf_plus"]), None, "metrics[1]",
          "unknown metric 'chrf_plus'"),
     Case("unknown method kind", _set("methods", {"m": {"kind": "gpt"}}), None, "methods.m.kind",
          "unknown method kind 'gpt'"),
@@ -123,7 +127,7 @@ PARAMS = [
     Case("method name with a quote", _set("methods", {"x'; DROP TABLE runs; --": {"kind": "copy_source"}}), None,
          "methods.x'; DROP TABLE runs; --", "names may hold only"),
     Case("negative weight", _set("composite.profiles.A.chrf_plus_plus", -1), None,
-         "composite.profiles.A.chrf_plus_plus", "weight must be a number"),
+         "composite.profiles.A.chrf_plus_plus", "must be ≥ 0, got -1"),
     Case("weight for an unknown metric", _set("composite.profiles.B.chrf", 0.2), None, "composite.profiles.B.chrf",
          "unknown metric 'chrf'"),
     Case("unknown normalisation", _set("composite.normalisation.chrf_plus_plus", "log"), None,
@@ -265,6 +269,10 @@ WORKFLOW_CASES = {
     "corpus": (f"data/corpora/{DATASET}/corpus.jsonl",
                lambda text: text.replace('"reference"', '"referenc"', 1),
                rf"data/corpora/{DATASET}/corpus.jsonl:1: field 'reference': missing required field"),
+    "entry of 1 MB": (f"data/corpora/{DATASET}/corpus.jsonl",
+                      lambda text: text.replace('"source": "', '"source": "' + "a" * 1_000_000, 1),
+                      rf"data/corpora/{DATASET}/corpus.jsonl:1: field 'source': 1,000,\d+ characters, over the "
+                      r"limit of 10,000"),
     "dataset.yaml": (f"data/corpora/{DATASET}/dataset.yaml",
                      lambda text: text.replace("language_pair: eng-spa", "language_pair: eng-spa-x"),
                      rf"data/corpora/{DATASET}/dataset.yaml: field 'language_pair': expected 'src-tgt'"),
@@ -274,7 +282,7 @@ WORKFLOW_CASES = {
     "language card": ("data/languages/spa.yaml", lambda text: text.replace("caseless: false", "caseless: maybe"),
                       r"data/languages/spa.yaml: field 'caseless': 'maybe' is not of type 'boolean'"),
     "params.yaml": ("params.yaml", lambda text: text.replace("- chrf_plus_plus", "- chrf_plus"),
-                    r"params.yaml: field 'metrics': unknown metric 'chrf_plus'"),
+                    r"params.yaml: field 'metrics\[1\]': unknown metric 'chrf_plus'"),
 }
 
 

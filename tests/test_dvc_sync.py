@@ -41,3 +41,17 @@ def test_stage_deps_exist_and_cover_the_scripts_they_run():
     for stage in DVC.values():
         for dep in stage.get("deps", []):
             assert dep.startswith("results/") or (ROOT / dep).exists(), dep
+
+
+def test_stage_deps_cover_the_code_their_scripts_import():
+    """Generated from the import graph (lyss.codehash): `python -m lyss.devtools dvc-deps --write` fixes it."""
+    from lyss.devtools import missing_deps
+
+    assert missing_deps(ROOT / "dvc.yaml", ROOT / "data/languages") == {}
+
+
+def test_every_rule_that_runs_a_script_has_a_code_param():
+    for path in sorted((ROOT / "rules").glob("*.smk")):
+        for name, body in re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", path.read_text(), flags=re.M):
+            if "script:" in body:
+                assert re.search(r"^\s+code=", body, flags=re.M), f"rule {name} ({path.name}) has no code= param"

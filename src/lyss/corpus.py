@@ -22,6 +22,10 @@ KNOWN_FIELDS = set(REQUIRED_FIELDS) | {
     "variants", "difficulty", "provenance", "glossary", "notes", "morphology", "human_score",
 }
 DIFFICULTY_RANGE = (1, 5)
+# params.yaml `limits` (docs/settings.md). An entry's length bounds every metric's memory: sacrebleu's TER
+# builds a word-by-word edit matrix (≈ 70 MB at 10,000 characters, hundreds of GB at 1 MB), so an oversized
+# entry is refused here, before any job, rather than killed an hour later.
+DEFAULT_LIMITS = {"max_entry_chars": 10_000, "max_entries": 1_000_000}
 
 
 def nfc(text: str) -> str:
@@ -36,7 +40,27 @@ def _check_string(path, line, field, value, allow_empty=False) -> str:
     return nfc(value)
 
 
-def validate_entry(path, line: int, raw: dict) -> dict:
+def _check_length(path, line: int, raw: dict, max_chars: int) -> None:
+    """Every text of the entry (source, reference, variants, notes, glossary terms…) within the limit."""
+    def texts(value, field):
+        if isinstance(value, str):
+            yield field, value
+        elif isinstance(value, list):
+            for item in value:
+                yield from texts(item, field)
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from texts(item, field)
+
+    for field, value in raw.items():
+        for name, text in texts(value, field):
+            if len(text) > max_chars:
+                raise InputError(path, f"{len(text):,} characters, over the limit of {max_chars:,} "
+                                 "(params.yaml limits.max_entry_chars; split the entry or raise the limit)",
+                                 line=line, field=name)
+
+
+def validate_entry(path, line: int, raw: dict, max_chars: int | None = None) -> dict:
     """Return a normalised copy of one corpus entry or raise InputError naming the faulty field."""
     for field in REQUIRED_FIELDS:
         if field not in raw:
@@ -45,6 +69,8 @@ def validate_entry(path, line: int, raw: dict) -> dict:
         if field not in KNOWN_FIELDS:
             raise InputError(path, f"unknown field (a misspelling?); known: {', '.join(sorted(KNOWN_FIELDS))}",
                              line=line, field=field)
+    if max_chars is not None:
+        _check_length(path, line, raw, max_chars)
     entry = dict(raw)
     entry_id = raw["id"]
     if isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)) or str(entry_id).strip() == "":
@@ -81,14 +107,20 @@ def validate_entry(path, line: int, raw: dict) -> dict:
     return entry
 
 
-def load_corpus(path) -> list[dict]:
-    """Load and validate a corpus JSONL file; duplicate ids are an error naming both lines."""
+def load_corpus(path, limits: dict | None = None) -> list[dict]:
+    """Load and validate a corpus JSONL file; duplicate ids are an error naming both lines. `limits`:
+    params.yaml `limits` (defaults DEFAULT_LIMITS); the entry count is checked while reading, so an
+    oversized file is refused without being held in memory."""
+    limits = {**DEFAULT_LIMITS, **(limits or {})}
     path = Path(path)
     if not path.exists():
         raise InputError(path, "corpus file does not exist")
     entries, seen = [], {}
     for line, raw in iter_jsonl(path):
-        entry = validate_entry(path, line, raw)
+        if len(entries) == limits["max_entries"]:
+            raise InputError(path, f"more than {limits['max_entries']:,} entries (params.yaml limits.max_entries; "
+                             "split the corpus or raise the limit)", line=line)
+        entry = validate_entry(path, line, raw, limits["max_entry_chars"])
         if entry["id"] in seen:
             raise InputError(path, f"duplicate id {entry['id']!r} (first on line {seen[entry['id']]})",
                              line=line, field="id")

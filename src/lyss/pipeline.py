@@ -23,14 +23,15 @@ from lyss.translate.runner import translate_corpus
 SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
 
 
-def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_meta) -> dict:
-    """Validate and NFC-normalise a corpus; write it with its card and content fingerprint."""
+def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
+    """Validate and NFC-normalise a corpus (within params.yaml `limits`); write it with its card and content
+    fingerprint."""
     cards = load_cards(languages_dir)
     card = load_dataset_card(card_path, cards)
     if str(card["id"]) != name:
         raise InputError(card_path, f"id {card['id']!r} differs from the dataset's name {name!r} in "
                          "params.yaml (results are filed under that name)", field="id")
-    entries = load_corpus(corpus_path)
+    entries = load_corpus(corpus_path, limits)
     meta = {"dataset": card, "entries": len(entries), "fingerprint": fingerprint(entries)}
     write_jsonl_atomic(out_corpus, entries)
     write_json_atomic(out_meta, meta)

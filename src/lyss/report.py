@@ -5,23 +5,36 @@ import sys
 
 from lyss.io import read_json, write_json_atomic, write_text_atomic
 
-# Numeric card fields copied into results/metrics.json (dvc metrics diff compares numbers).
+# Numeric card fields copied into results/metrics.json (committed; `dvc metrics diff` compares numbers). Quality
+# and cost only: identical inputs give an identical file, so a rerun leaves git clean and a diff means a change.
 SUMMARY_SCORES = [
     "composite", "cost_adjusted", "chrf_plus_plus", "bleu", "ter", "exact_match_rate", "equivalent_match_rate",
     "length_ratio", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy", "semantic_score",
     "comet_score", "code_switching_rate", "hallucination_rate", "terminology_adherence", "consistency_score",
-    "compliance_index", "entries_per_minute", "avg_latency_seconds", "errors",
+    "compliance_index", "errors",
 ]
 SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
+# Wall-clock fields differ on every run: they go to results/timings.json, which is not committed.
+TIMING_SCORES = ["entries_per_minute", "tokens_per_second", "avg_latency_seconds", "median_latency_seconds",
+                 "p95_latency_seconds"]
 
 
-def summary(cards: list[dict]) -> dict:
+def summary(cards: list[dict], scores_kept=SUMMARY_SCORES, totals_kept=SUMMARY_TOTALS) -> dict:
+    """{dataset: {method: {field: number}}} of the given card fields (default: results/metrics.json's)."""
     out: dict = {}
     for card in cards:
         scores, totals = card["scores"], card["totals"]
-        row = {k: scores[k] for k in SUMMARY_SCORES if scores.get(k) is not None}
-        row.update({k: totals[k] for k in SUMMARY_TOTALS if totals.get(k) is not None})
+        row = {k: scores[k] for k in scores_kept if scores.get(k) is not None}
+        row.update({k: totals[k] for k in totals_kept if totals.get(k) is not None})
         out.setdefault(card["dataset"]["id"], {})[card["method"]["name"]] = row
+    return out
+
+
+def timings(cards: list[dict]) -> dict:
+    """The wall-clock fields of the cards, for results/timings.json (uncommitted)."""
+    out = summary(cards, TIMING_SCORES, [])
+    for card in cards:
+        out[card["dataset"]["id"]][card["method"]["name"]]["elapsed_seconds"] = card["elapsed_seconds"]
     return out
 
 
@@ -102,7 +115,8 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
 
 
 def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
-                  database=None, database_url=None, datasets=None, tiers=None, validation_dirs=()) -> None:
+                  database=None, database_url=None, datasets=None, tiers=None, validation_dirs=(),
+                  timings_out=None) -> None:
     """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
     files and the database when their outputs are given."""
     cards = [read_json(p) for p in card_paths]
@@ -111,6 +125,8 @@ def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, 
         block = read_json(path)
         significance[block["dataset"]] = block
     write_json_atomic(metrics_out, summary(cards))
+    if timings_out is not None:
+        write_json_atomic(timings_out, timings(cards))
     write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance))
     if html_out is not None:
         write_leaderboard_html(cards, significance, html_out)

@@ -13,9 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from lyss.errors import InputError
+from lyss.settings import read_params_file, validate_params
 from lyss.store import DEFAULT_SQLITE, SORTS, Store, StoreError, configured_url, mask_url, push_cards
 
 DEFAULT_CARDS = "results/runs/*/*.json"
@@ -60,13 +59,9 @@ def database_url(args: argparse.Namespace) -> str:
         return args.db
     section = None
     if args.params.exists():
-        try:
-            params = yaml.safe_load(args.params.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as err:
-            raise InputError(args.params, f"malformed YAML ({err})") from None
-        section = params.get("database") if isinstance(params, dict) else None
-        if section is not None and not isinstance(section, dict):
-            raise InputError(args.params, "must be a mapping such as {url: null}", field="database")
+        params = read_params_file(args.params)
+        validate_params(params, args.params)
+        section = params.get("database")
     return configured_url(section) or DEFAULT_SQLITE
 
 

@@ -11,17 +11,14 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from lyss.composite import select_profile
 from lyss.confidence import confidence_intervals
 from lyss.errors import InputError
 from lyss.languages import load_card
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
 from lyss.runcard import apply_caveats, build_scores
+from lyss.settings import read_params_file, validate_params
 from lyss.validation.options import positive_int
-
-SETTINGS_SECTIONS = ("composite", "tiers", "caveats", "stats")
 
 
 def read_segments(path: Path) -> list[str]:
@@ -66,15 +63,14 @@ def language_cards(lang_pair: str, languages_dir: Path) -> tuple[str, str, dict,
 
 
 def load_settings(path: Path) -> dict:
-    """The composite, tier and stats sections of params.yaml (the spec's tables live there)."""
-    try:
-        params = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(path, f"cannot read the settings ({err.strerror or err}); give --params PATH "
-                               "to the LYSS params.yaml") from None
-    missing = [s for s in SETTINGS_SECTIONS if not isinstance(params, dict) or s not in params]
-    if missing:
-        raise InputError(path, "missing section(s) needed for scoring", field=", ".join(missing))
+    """params.yaml, checked whole (lyss.settings) before anything is scored; the composite, tier, caveat and
+    stats sections are what scoring reads (the spec's tables live there)."""
+    if not Path(path).exists():
+        raise InputError(path, "cannot read the settings (no such file); give --params PATH to the LYSS "
+                               "params.yaml")
+    params = read_params_file(path)
+    for warning in validate_params(params, path):
+        print(f"lyss: warning: {warning}", file=sys.stderr)
     return params
 
 

@@ -1,0 +1,220 @@
+"""Code is an input: the lyss files a workflow script can run, found from the import graph, and their hash.
+
+Snakemake reruns a job when its params change, but it does not look at the modules a script imports, and
+dvc.yaml used to list code by hand (and missed half of it). Each rule now gets `code=<hash>` over exactly
+the files its script reaches (rules/common.smk), and tests/test_dvc_sync.py checks that each DVC stage's
+deps cover the same files, so an edit reruns the jobs whose code changed, in both tools.
+
+What counts as reached, read with `ast` (nothing is imported):
+- `import lyss.x`, `from lyss.x import y` (y a submodule or a name), relative imports, at any depth in a
+  module (a lazy import inside a function is still code the job can run), with the packages' __init__.py;
+- a string constant naming a lyss module, `"lyss.translate.command:ApertiumTranslator"` (importlib
+  registries such as METHOD_KINDS);
+- a computed module name under a package (`f"lyss.commands.{name}"`): every module of that package;
+- package data read with `resources.files(pkg).joinpath("file.json")`: that file (every data file of the
+  package's tree when the name is computed at run time).
+
+Metric plugins are the exception that keeps an edit precise: the registry (lyss/metrics/__init__.py) imports
+every metric module, yet a job scoring `bleu` runs only surface.py. So the registry's own edges to metric
+modules are followed only for the metrics a job scores (`metrics=`); a metric module imported from
+anywhere else (corpus.py uses fst.py to check morphology annotations) counts for everyone.
+"""
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+import yaml
+
+SRC = Path(__file__).resolve().parents[1]  # the folder holding the `lyss` package
+PACKAGE = "lyss"
+REGISTRY_MODULE = "lyss.metrics"
+# Scripts whose output records lyss.fingerprint.code_version, a hash of every module of the package (the run
+# card): any edit anywhere changes what they write, so they depend on the whole package.
+WHOLE_PACKAGE_SCRIPTS = frozenset({"aggregate.py"})
+DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv")
+
+
+def module_file(name: str) -> Path | None:
+    """lyss.a.b → src/lyss/a/b.py or src/lyss/a/b/__init__.py (None when it is not a lyss module)."""
+    if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        return None
+    base = SRC.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_name(path: Path) -> str:
+    parts = path.resolve().relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve_relative(current: str, is_package: bool, level: int, module: str | None) -> str:
+    base = current.split(".") if is_package else current.split(".")[:-1]
+    base = base[: len(base) - (level - 1)] if level > 1 else base
+    return ".".join(base + ([module] if module else []))
+
+
+def _package_of(node, current: str, is_package: bool) -> str | None:
+    """The package named by the first argument of `resources.files(...)`: a string or `__package__`."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "files"
+            and node.args):
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.Name) and arg.id == "__package__":
+        return current if is_package else current.rpartition(".")[0]
+    return None
+
+
+def _data_files(package: str, parts=None) -> set[Path]:
+    """`resources.files(package).joinpath(*parts)`: that file when every part is a constant, else every data
+    file in the package's tree (the file is chosen at run time)."""
+    if package == PACKAGE:  # lyss.fingerprint reads the package's own sources: see package_hash
+        return set()
+    folder = SRC.joinpath(*package.split("."))
+    if parts is not None:
+        return {folder.joinpath(*parts)} if folder.joinpath(*parts).is_file() else set()
+    return {p for p in folder.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file()} if folder.is_dir() else set()
+
+
+def _package_modules(package: str) -> set[str]:
+    """Every module of a lyss package: what a computed name such as f"lyss.commands.{name}" may import."""
+    folder = SRC.joinpath(*package.split("."))
+    return {f"{package}.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"} if folder.is_dir() else set()
+
+
+@functools.cache
+def _edges(path: Path) -> tuple[frozenset[str], frozenset[Path]]:
+    """(lyss modules `path` imports or names, package data files it reads)."""
+    current = module_name(path) if path.is_relative_to(SRC) else ""
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    modules, data, read_whole = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = _resolve_relative(current, is_package, node.level, node.module)
+            modules.add(base)
+            modules.update(f"{base}.{alias.name}" for alias in node.names)  # kept only if a submodule
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value.split(":")[0]  # "lyss.translate.command:ApertiumTranslator" (importlib registries)
+            if name.startswith(PACKAGE + ".") and name.replace(".", "").replace("_", "").isalnum():
+                modules.add(name)
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            prefix = str(node.values[0].value)
+            if prefix.startswith(PACKAGE + ".") and prefix.endswith("."):
+                modules.update(_package_modules(prefix[:-1]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "joinpath":
+            package = _package_of(node.func.value, current, is_package)
+            if package:
+                constant = all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+                data.update(_data_files(package, [a.value for a in node.args] if constant else None))
+                read_whole.add(id(node.func.value))
+    for node in ast.walk(tree):  # resources.files(package) used otherwise: any file of its tree
+        package = _package_of(node, current, is_package)
+        if package and id(node) not in read_whole:
+            data.update(_data_files(package))
+    return frozenset(m for m in modules if module_file(m)), frozenset(data)
+
+
+def _with_parents(name: str) -> list[str]:
+    """lyss.metrics.fst → [lyss, lyss.metrics, lyss.metrics.fst]: importing a module runs its packages."""
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+@functools.cache
+def metric_modules() -> dict[str, str]:
+    """metric id → the module defining its plugin, from the registry's own source (its imports and the
+    REGISTRY dict), so that this module never imports the metrics."""
+    tree = ast.parse(module_file(REGISTRY_MODULE).read_text(encoding="utf-8"))
+    class_module = {alias.asname or alias.name: node.module for node in tree.body
+                    if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign)
+                                                                        else None)
+        if isinstance(target, ast.Name) and target.id == "REGISTRY" and isinstance(node.value, ast.Dict):
+            return {key.value: class_module[value.id] for key, value in zip(node.value.keys, node.value.values,
+                                                                            strict=True)}
+    raise LookupError(f"no REGISTRY dict in {module_file(REGISTRY_MODULE)}")
+
+
+def closure(script, metrics="all", extra_modules=()) -> list[Path]:
+    """The lyss files (modules and package data) that `script` (a path) can run. `metrics`: "all" metric
+    plugins, or the metric ids whose plugins the job uses (empty for jobs that score nothing);
+    `extra_modules`: modules it loads by a name found elsewhere (language cards' `evalMetrics`)."""
+    if Path(script).name in WHOLE_PACKAGE_SCRIPTS:
+        return sorted({Path(script).resolve(), *package_files()})
+    plugins = set(metric_modules().values())
+    wanted = plugins if metrics == "all" else {metric_modules()[m] for m in metrics}
+    seen_modules: set[str] = set()
+    files: set[Path] = set()
+    todo = [Path(script).resolve()]
+    for name in extra_modules:
+        for module in _with_parents(name):
+            if module_file(module) and module not in seen_modules:
+                seen_modules.add(module)
+                todo.append(module_file(module))
+    while todo:
+        path = todo.pop()
+        if path in files:
+            continue
+        files.add(path)
+        imported, data = _edges(path)
+        files.update(data)
+        source = module_name(path) if path.is_relative_to(SRC) else None
+        for name in imported:
+            if source == REGISTRY_MODULE and name in plugins and name not in wanted:
+                continue  # a plugin reached only through the registry: counted for the jobs that score it
+            for module in _with_parents(name):
+                if module not in seen_modules:
+                    seen_modules.add(module)
+                    todo.append(module_file(module))
+    return sorted(files)
+
+
+def digest(files) -> str:
+    """SHA-256 over the files' names (the script's own, or its path inside src/) and contents, so a copy of the
+    project elsewhere gets the same hash; short, as Snakemake shows params."""
+    h = hashlib.sha256()
+    for path in sorted(files):
+        name = path.relative_to(SRC) if path.is_relative_to(SRC) else Path(path.parent.name, path.name)
+        h.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def code_hash(script, metrics="all", extra_modules=()) -> str:
+    """The `code` param of a rule: hash of the script and its closure; arguments must be hashable."""
+    return digest(closure(script, metrics, extra_modules))
+
+
+def card_plugins(card_paths, metric: str) -> tuple[str, ...]:
+    """Modules that language cards name for `metric` under `evalMetrics` (lyss.languages.language_plugin)."""
+    modules = []
+    for path in card_paths:
+        card = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        modules += [p["module"] for p in card.get("evalMetrics") or [] if isinstance(p, dict)
+                    and p.get("metric") == metric and isinstance(p.get("module"), str)]
+    return tuple(modules)
+
+
+def score_hash(script, metric: str, card_paths=()) -> str:
+    """The `code` param of a `score` job: the shared scoring code, the metric's own plugin module, and the
+    plugin a language card of the dataset declares for it."""
+    return code_hash(script, (metric,), card_plugins(card_paths, metric))
+
+
+def package_files() -> list[Path]:
+    """Every Python and data file of the package (lyss.fingerprint.code_version hashes the Python ones)."""
+    root = SRC / PACKAGE
+    return sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".py" or p.suffix in DATA_SUFFIXES)
+                  and "__pycache__" not in p.parts)

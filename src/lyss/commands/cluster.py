@@ -1,0 +1,216 @@
+"""`lyss cluster check PROFILE`: check a Snakemake SLURM profile against the cluster before submitting.
+
+A profile shipped with a placeholder partition (`main`) or account made `snakemake --profile profiles/slurm`
+print "Execute 2 jobs..." and then nothing. The SLURM plugin checks the account with `sacctmgr`/`sshare`
+before every submission, without a time limit, so where those block nothing is submitted and nothing said.
+This asks the cluster first, each command with a time limit: `sinfo` (do the partitions exist, do they
+have the GPU, memory and run time the rules declare), `sacctmgr` (is the account the user's), and
+`sbatch --test-only` (would SLURM accept a job like ours; its own message if not; nothing is queued).
+Each problem is one line naming the profile key. See docs/cluster.md.
+"""
+
+import argparse
+import difflib
+import getpass
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from lyss.errors import InputError
+
+COMMAND_TIMEOUT_S = 20
+RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
+
+
+@dataclass
+class Partition:
+    name: str
+    time_limit_min: float | None  # None: infinite
+    memory_mb: int | None  # largest node
+    gpus: int
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess:
+    """Run a SLURM client; one that does not answer in time is a finding, not a hang."""
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
+    except FileNotFoundError:
+        raise InputError(argv[0], "not found on PATH: run this on a SLURM login node") from None
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(argv, 124, "", f"did not answer within {COMMAND_TIMEOUT_S} s")
+
+
+def slurm_minutes(text: str) -> float | None:
+    """sinfo's time limit ([days-]hours:minutes:seconds, minutes:seconds, "infinite") in minutes."""
+    if text in ("infinite", "UNLIMITED", "n/a", ""):
+        return None
+    days, _, rest = text.rpartition("-")
+    parts = [int(p) for p in rest.split(":")]
+    while len(parts) < 3:
+        parts.insert(0, 0)
+    hours, minutes, seconds = parts
+    return (int(days or 0) * 24 + hours) * 60 + minutes + seconds / 60
+
+
+def partitions() -> dict[str, Partition]:
+    """Partitions as `sinfo` lists them (one row per node group; the largest node counts)."""
+    done = _run(["sinfo", "-h", "-o", "%P|%l|%m|%G"])
+    if done.returncode:
+        raise InputError("sinfo", _one_line(done.stderr) or f"exit status {done.returncode}")
+    found: dict[str, Partition] = {}
+    for line in done.stdout.splitlines():
+        name, limit, memory, gres = (line.split("|") + ["", "", "", ""])[:4]
+        name = name.rstrip("*")
+        gpus = sum(int(m.group(1) or 1) for m in re.finditer(r"gpu(?::[\w-]+)?(?::(\d+))?", gres))
+        mem = int(re.sub(r"\D", "", memory) or 0) or None
+        old = found.get(name)
+        if old is not None:  # another node group of the same partition: keep the largest
+            mem = max(m for m in (mem, old.memory_mb, 0) if m is not None) or None
+            gpus = max(gpus, old.gpus)
+        found[name] = Partition(name, slurm_minutes(limit), mem, gpus)
+    return found
+
+
+def user_accounts() -> tuple[set[str], str | None]:
+    """(accounts the user is associated with, why they could not be listed)."""
+    done = _run(["sacctmgr", "-n", "-P", "show", "assoc", f"user={getpass.getuser()}", "format=account"])
+    if done.returncode:
+        return set(), _one_line(done.stderr) or f"exit status {done.returncode}"
+    return {line.strip() for line in done.stdout.splitlines() if line.strip()}, None
+
+
+def _one_line(text: str) -> str:
+    return " / ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+
+
+def sbatch_refusal(partition: str | None, account: str | None, resources: dict[str, int]) -> str | None:
+    """sbatch's own message when it would refuse a job like ours (`--test-only` queues nothing), else None."""
+    argv = ["sbatch", "--test-only", "--wrap", "true", "-t", str(max(resources["runtime"], 1)),
+            "--mem", f"{max(resources['mem_mb'], 1)}M"]
+    argv += ["-p", partition] if partition else []
+    argv += ["-A", account] if account else []
+    argv += ["--gpus=1"] if resources["gpu"] else []
+    done = _run(argv)
+    return (_one_line(done.stderr) or f"exit status {done.returncode}") if done.returncode else None
+
+
+def declared_resources(project: Path) -> dict[str, int]:
+    """The largest mem_mb and runtime any rule under rules/ declares, and whether a job asks for a GPU (COMET
+    scoring does, rules/score.smk `metric_gpus`, when params.yaml scores comet_score)."""
+    largest = {"mem_mb": 0, "runtime": 0, "gpu": 0}
+    for path in sorted((project / "rules").glob("*.smk")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = RESOURCE_LINE.match(line)
+            if match:
+                largest[match.group(1)] = max(largest[match.group(1)], int(match.group(2)))
+    params = project / "params.yaml"
+    if params.exists() and "comet_score" in ((yaml.safe_load(params.read_text(encoding="utf-8")) or {})
+                                             .get("metrics") or []):
+        largest["gpu"] = 1
+    return largest
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[str], list[str]]:
+    """(problems, notes) for a profile folder holding config.yaml; problems name the profile key."""
+    config_path = profile_dir / "config.yaml"
+    try:
+        profile = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    except OSError as err:
+        raise InputError(config_path, f"cannot read the profile ({err.strerror or err})") from None
+    except yaml.YAMLError as err:
+        raise InputError(config_path, f"malformed YAML ({getattr(err, 'problem', err)})") from None
+    if profile.get("executor") != "slurm":
+        raise InputError(config_path, f"not a SLURM profile (executor: {profile.get('executor')!r})", field="executor")
+    project = project or profile_dir.resolve().parents[1]
+    defaults = profile.get("default-resources") or {}
+    if isinstance(defaults, list):  # ["slurm_partition=x", ...] is also valid Snakemake
+        defaults = dict(item.split("=", 1) for item in defaults)
+    per_rule = {}
+    for item in profile.get("set-resources") or []:
+        rule, _, assignment = str(item).partition(":")
+        key, _, value = assignment.partition("=")
+        per_rule.setdefault(rule, {})[key] = value.strip("'\"")
+    known = partitions()
+    problems, notes = [], []
+    where = str(config_path)
+    wanted = {"default-resources.slurm_partition": str(defaults.get("slurm_partition", "")).strip("'\"")}
+    wanted.update({f"set-resources.{rule}:slurm_partition": v.get("slurm_partition") for rule, v in per_rule.items()
+                   if v.get("slurm_partition")})
+    largest = declared_resources(project)
+    account = str(defaults.get("slurm_account", "")).strip("'\"") or None
+    if profile.get("slurm-no-account"):
+        if account:
+            notes.append(f"{where}: slurm-no-account is set, so slurm_account {account!r} is not used")
+        account = None
+    elif account:
+        accounts, why_not = user_accounts()
+        if why_not:
+            notes.append(f"{where}: account {account!r} not checked: sacctmgr: {why_not}"
+                         + ("; the SLURM plugin runs sacctmgr before every submission and would wait the same "
+                            "way: set slurm-no-account: true and export SBATCH_ACCOUNT instead"
+                            if "did not answer" in why_not else ""))
+        elif account not in accounts:
+            listing = ", ".join(sorted(accounts)) or f"none for user {getpass.getuser()}"
+            problems.append(f"{where}: field 'default-resources.slurm_account': account {account!r} is not yours"
+                            f"{_suggest(account, accounts)}; sacctmgr lists: {listing}")
+    for key, name in wanted.items():
+        rule = key.split(".", 1)[1].split(":")[0] if key.startswith("set-resources") else None
+        scores = rule == "score" or (rule is None and not per_rule.get("score", {}).get("slurm_partition"))
+        needs = {**largest, "gpu": largest["gpu"] if scores and per_rule.get("score", {}).get("gpu") != "0" else 0}
+        refusal = sbatch_refusal(name or None, account, needs)
+        said = f"; sbatch --test-only says: {refusal}" if refusal else ""
+        if name and name not in known:
+            problems.append(f"{where}: field '{key}': partition {name!r} does not exist on this cluster"
+                            f"{_suggest(name, known)}; sinfo lists: {', '.join(sorted(known))}{said}")
+            continue
+        part = known.get(name) if name else None
+        if part is not None and needs["gpu"] and not part.gpus:
+            problems.append(f"{where}: field '{key}': partition {name!r} has no GPU, but COMET scoring asks for "
+                            f"one; add `set-resources: [score:gpu=0]` or a GPU partition for rule score{said}")
+        elif part is not None and part.time_limit_min is not None and needs["runtime"] > part.time_limit_min:
+            problems.append(f"{where}: field '{key}': partition {name!r} allows {part.time_limit_min:g} minutes, "
+                            f"a rule asks for runtime={needs['runtime']}{said}")
+        elif part is not None and part.memory_mb is not None and needs["mem_mb"] > part.memory_mb:
+            problems.append(f"{where}: field '{key}': partition {name!r} nodes have {part.memory_mb} MB, a rule "
+                            f"asks for mem_mb={needs['mem_mb']}{said}")
+        elif refusal:
+            problems.append(f"{where}: field '{key}': sbatch --test-only refuses a job with partition "
+                            f"{name or '(default)'!s}{f', account {account}' if account else ''}: {refusal}")
+        elif not name:
+            notes.append(f"{where}: no partition set; jobs go to the cluster's default partition")
+    return problems, notes
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "cluster", help="check a Snakemake SLURM profile against the cluster (sinfo, sacctmgr)",
+        description="Check the partitions, account and resources of a Snakemake SLURM profile against the "
+        "cluster before submitting anything; see docs/cluster.md.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    check = sub.add_parser("check", help="check PROFILE (a folder with config.yaml), e.g. profiles/slurm")
+    check.add_argument("profile", type=Path)
+    check.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if shutil.which("sinfo") is None:
+        raise InputError("sinfo", "not found on PATH: run `lyss cluster check` on a SLURM login node")
+    problems, notes = check_profile(args.profile)
+    for note in notes:
+        print(f"lyss: note: {note}", file=sys.stderr)
+    for problem in problems:
+        print(f"lyss: error: {problem}", file=sys.stderr)
+    if problems:
+        return 2
+    print(f"{args.profile}: partitions, account and resources fit this cluster")
+    return 0

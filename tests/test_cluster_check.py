@@ -1,0 +1,130 @@
+"""`lyss cluster check` against stand-ins for `sinfo`, `sacctmgr` and `sbatch` on PATH (the real cluster
+case is tests/cluster/test_cluster_check.py): every way a profile can be refused is one line naming the
+profile key, with sbatch's own message where sbatch would refuse the job; a SLURM command that never
+answers is reported, not waited for."""
+
+import stat
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lyss.cli import main
+from lyss.commands import cluster
+
+ROOT = Path(__file__).resolve().parents[1]
+# Two partitions: `gpu` (2 days, 64 GB nodes with 4 GPUs) and the default `cpu` (1 hour, 16 GB, no GPU).
+SINFO = "gpu|2-00:00:00|64000|gpu:a100:4\ncpu*|1:00:00|16000|(null)\n"
+SBATCH = """#!/bin/sh
+# sbatch --test-only: refuses unknown partitions and accounts the way SLURM words it
+part=cpu; acct=proj_a
+while [ $# -gt 0 ]; do
+  case "$1" in -p) part=$2; shift;; -A) acct=$2; shift;; esac; shift
+done
+case "$part" in gpu|cpu) ;; *) echo "sbatch: error: invalid partition specified: $part" >&2
+  echo "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2; exit 1;; esac
+case "$acct" in proj_a|proj_b) ;; *)
+  echo "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified" >&2
+  exit 1;; esac
+echo "sbatch: Job 99 to start at 2026-01-01T00:00:00 using 1 processors on nodes n1 in partition $part" >&2
+"""
+
+
+def executable(folder: Path, name: str, body: str) -> None:
+    path = folder / name
+    path.write_text(body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def fake_slurm(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    executable(bin_dir, "sinfo", f"#!/bin/sh\nprintf '{SINFO}'\n")
+    executable(bin_dir, "sacctmgr", "#!/bin/sh\nprintf 'proj_a\\nproj_b\\n'\n")
+    executable(bin_dir, "sbatch", SBATCH)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    return bin_dir
+
+
+def profile(tmp_path, **settings) -> Path:
+    folder = tmp_path / "profile"
+    folder.mkdir(exist_ok=True)
+    config = {"executor": "slurm", "jobs": 10, **settings}
+    (folder / "config.yaml").write_text(yaml.safe_dump(config))
+    return folder
+
+
+def check(folder):
+    return cluster.check_profile(folder, project=ROOT)
+
+
+def test_the_shipped_placeholders_are_named_with_sbatchs_message(tmp_path, fake_slurm):
+    shipped = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    folder = profile(tmp_path, **{k: v for k, v in shipped.items() if k != "executor"})
+    problems, _ = check(folder)
+    where = folder / "config.yaml"
+    assert problems == [
+        f"{where}: field 'default-resources.slurm_account': account 'my_account' is not yours; sacctmgr lists: "
+        "proj_a, proj_b",
+        f"{where}: field 'default-resources.slurm_partition': partition 'main' does not exist on this cluster; "
+        "sinfo lists: cpu, gpu; sbatch --test-only says: sbatch: error: invalid partition specified: main / "
+        "sbatch: error: Batch job submission failed: Invalid partition name specified",
+    ]
+
+
+def test_a_misspelled_partition_gets_a_suggestion(tmp_path, fake_slurm):
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "gpus", "slurm_account": "proj_a"}})
+    [problem], _ = check(folder)
+    assert "partition 'gpus' does not exist on this cluster (did you mean 'gpu'?); sinfo lists: cpu, gpu" in problem
+
+
+def test_comet_on_a_partition_without_gpu(tmp_path, fake_slurm):
+    """params.yaml scores comet_score, whose jobs ask for one GPU (rules/score.smk)."""
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"}})
+    [problem], _ = check(folder)
+    assert problem.endswith("field 'default-resources.slurm_partition': partition 'cpu' has no GPU, but COMET "
+                            "scoring asks for one; add `set-resources: [score:gpu=0]` or a GPU partition for rule "
+                            "score")
+
+
+def test_run_time_beyond_the_partition_limit(tmp_path, fake_slurm):
+    """rules/translate.smk declares runtime=120 (minutes); the cpu partition allows 60."""
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"},
+                                  "set-resources": ["score:gpu=0"]})
+    [problem], _ = check(folder)
+    assert problem.endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
+
+
+def test_a_fitting_profile_passes(tmp_path, fake_slurm, capsys):
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "gpu", "slurm_account": "proj_b"}})
+    assert check(folder) == ([], [])
+    assert main(["cluster", "check", str(folder)]) == 0
+    assert capsys.readouterr().out == f"{folder}: partitions, account and resources fit this cluster\n"
+
+
+def test_an_account_sbatch_refuses(tmp_path, fake_slurm):
+    """sacctmgr may list an account that the partition does not accept: sbatch has the last word."""
+    executable(fake_slurm, "sacctmgr", "#!/bin/sh\nprintf 'proj_c\\n'\n")
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "gpu", "slurm_account": "proj_c"}})
+    [problem], _ = check(folder)
+    assert problem.endswith("sbatch --test-only refuses a job with partition gpu, account proj_c: sbatch: error: "
+                            "Batch job submission failed: Invalid account or account/partition combination specified")
+
+
+def test_a_sacctmgr_that_never_answers_is_reported_not_awaited(tmp_path, fake_slurm, monkeypatch, capsys):
+    executable(fake_slurm, "sacctmgr", "#!/bin/sh\nexec sleep 3600\n")
+    monkeypatch.setattr(cluster, "COMMAND_TIMEOUT_S", 0.5)
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "gpu", "slurm_account": "proj_a"}})
+    problems, [note] = check(folder)
+    assert problems == []
+    assert note == (f"{folder / 'config.yaml'}: account 'proj_a' not checked: sacctmgr: did not answer within 0.5 s; "
+                    "the SLURM plugin runs sacctmgr before every submission and would wait the same way: set "
+                    "slurm-no-account: true and export SBATCH_ACCOUNT instead")
+
+
+def test_without_slurm_on_path_the_check_says_where_to_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["cluster", "check", str(profile(tmp_path))]) == 2
+    assert capsys.readouterr().err == ("lyss: error: sinfo: not found on PATH: run `lyss cluster check` on a SLURM "
+                                       "login node\n")

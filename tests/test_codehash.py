@@ -1,0 +1,123 @@
+"""Code is an input (lyss.codehash): each rule's `code` param hashes exactly the lyss files its script can run,
+found from the import graph, so an edit reruns precisely the jobs whose code changed, in Snakemake and in DVC.
+The unit tests read the real package; the workflow test edits one metric module in a scratch project."""
+
+import re
+from pathlib import Path
+
+import pytest
+from scratch_project import DATASET, make_project, read_params, sh, write_params
+
+from lyss.codehash import SRC, card_plugins, closure, code_hash, digest, metric_modules
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+
+
+def names(files) -> set[str]:
+    return {str(f.relative_to(SRC)) for f in files if f.is_relative_to(SRC)}
+
+
+def test_metric_ids_map_to_the_modules_that_define_their_plugins():
+    from lyss.metrics import REGISTRY
+
+    assert metric_modules() == {metric: plugin.__module__ for metric, plugin in REGISTRY.items()}
+
+
+def test_a_score_job_runs_the_shared_code_and_only_its_own_metric_module():
+    bleu = names(closure(SCRIPTS / "score.py", ("bleu",)))
+    spelling = names(closure(SCRIPTS / "score.py", ("orthographic_accuracy",)))
+    assert {"lyss/metrics/surface.py", "lyss/pipeline.py", "lyss/metric_files.py", "lyss/metrics/__init__.py",
+            "lyss/metrics/base.py", "lyss/__init__.py"} <= bleu
+    assert "lyss/metrics/orthography.py" not in bleu and "lyss/metrics/terminology.py" not in bleu
+    assert "lyss/metrics/orthography.py" in spelling and "lyss/metrics/surface.py" not in spelling
+    # corpus.py imports fst.py itself (morphology annotations): that edge counts for every job
+    assert "lyss/metrics/fst.py" in bleu
+    assert (SCRIPTS / "score.py").resolve() in closure(SCRIPTS / "score.py", ("bleu",))
+
+
+def test_translation_never_depends_on_metric_plugins_it_does_not_import():
+    translate = names(closure(SCRIPTS / "translate.py", ()))
+    assert {"lyss/translate/hooks.py", "lyss/translate/runner.py", "lyss/corpus.py"} <= translate
+    # METHOD_KINDS names its classes as strings for importlib: they are reached all the same
+    assert {"lyss/translate/command.py", "lyss/translate/openai_compatible.py", "lyss/translate/simple.py"} <= translate
+    assert not {"lyss/metrics/orthography.py", "lyss/metrics/surface.py", "lyss/metrics/comet.py"} & translate
+
+
+def test_computed_imports_and_package_data_are_reached():
+    validate = names(closure(SCRIPTS / "validate.py", ()))
+    # cli.py imports f"lyss.commands.{name}": every command module
+    assert {"lyss/cli.py", "lyss/commands/labels.py", "lyss/commands/jury.py", "lyss/validation/labels.py"} <= validate
+    assert "lyss/metrics/orthography.py" not in validate  # `lyss labels` etc. score nothing
+    aggregate_free = names(closure(SCRIPTS / "significance.py", "all"))
+    # languages.py reads resources.files("lyss.schemas").joinpath("language_card.schema.json")
+    assert "lyss/schemas/language_card.schema.json" in aggregate_free
+    assert "lyss/schemas/params.schema.json" not in aggregate_free
+
+
+def test_a_language_card_plugin_joins_the_score_job_of_its_metric():
+    cards = [ROOT / "data/languages/crk.yaml", ROOT / "data/languages/spa.yaml"]
+    assert card_plugins(cards, "equivalent_match_rate") == ("lyss.eval_standards.crk.metrics",)
+    assert card_plugins(cards, "bleu") == ()
+    files = names(closure(SCRIPTS / "score.py", ("equivalent_match_rate",), ("lyss.eval_standards.crk.metrics",)))
+    assert {"lyss/eval_standards/crk/metrics.py", "lyss/eval_standards/crk/rules.yaml",
+            "lyss/eval_standards/__init__.py"} <= files
+
+
+def test_the_run_card_writer_depends_on_the_whole_package():
+    """aggregate.py writes lyss.fingerprint.code_version (every module's hash) into the card."""
+    files = names(closure(SCRIPTS / "aggregate.py", "all"))
+    assert {"lyss/commands/jury.py", "lyss/validation/probe.py", "lyss/metrics/comet.py"} <= files
+
+
+def test_the_hash_changes_with_the_content_of_any_file_in_the_closure(tmp_path):
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("y = 2\n")
+    before = digest([a, b])
+    assert digest([b, a]) == before
+    b.write_text("y = 3\n")
+    assert digest([a, b]) != before
+    assert re.fullmatch(r"[0-9a-f]{16}", code_hash(SCRIPTS / "score.py", ("bleu",)))
+
+
+# ---------------------------------------------------------------------------------------- in the workflow
+
+METRICS = ["exact_match_rate", "chrf_plus_plus", "orthographic_accuracy", "terminology_adherence"]
+
+
+def planned_jobs(work: Path) -> list[tuple[str, str]]:
+    """(rule, first output) of every job `snakemake -n all` would run."""
+    done = sh(work, "snakemake", "-n", "--cores", "1", "all", env_extra={"PYTHONPATH": str(work / "src")})
+    return re.findall(r"^rule (\w+):\n(?:[ \t]+.*\n)*?[ \t]+output: ([^,\s]+)", done.stdout, flags=re.M)
+
+
+@pytest.mark.slow
+def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path):
+    work = make_project(tmp_path, 6, methods={"copy_source": {"kind": "copy_source"}}, metrics=METRICS,
+                        validation=True)
+    params = read_params(work)
+    params["validation"]["labels"]["args"]["resamples"] = 1000  # quicker; the same code path
+    write_params(work, params)
+    own = {"PYTHONPATH": str(work / "src")}  # the project's copy of lyss, the one this test edits
+    sh(work, "dvc", "repro", env_extra=own)
+    assert "Data and pipelines are up to date" in sh(work, "dvc", "status", env_extra=own).stdout
+    assert planned_jobs(work) == []
+    metric_files = {m: work / f"results/metrics/{DATASET}/copy_source/{m}.parquet" for m in METRICS}
+    written = {m: p.stat().st_mtime_ns for m, p in metric_files.items()}
+
+    module = work / "src/lyss/metrics/orthography.py"
+    module.write_text(module.read_text(encoding="utf-8") + "\n# an edit that changes no number\n", encoding="utf-8")
+    jobs = planned_jobs(work)
+    assert sorted(jobs) == sorted([
+        ("score", f"results/metrics/{DATASET}/copy_source/orthographic_accuracy.parquet"),
+        ("aggregate", f"results/runs/{DATASET}/copy_source.json"),
+        ("significance", f"results/significance/{DATASET}.json"),
+        ("report", "results/metrics.json"),
+    ]), jobs
+
+    sh(work, "dvc", "repro", env_extra=own)
+    assert "Data and pipelines are up to date" in sh(work, "dvc", "status", env_extra=own).stdout
+    rewritten = {m for m, p in metric_files.items() if p.stat().st_mtime_ns != written[m]}
+    assert rewritten == {"orthographic_accuracy"}
+    assert planned_jobs(work) == []
