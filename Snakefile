@@ -19,6 +19,7 @@ rule all:
     input:
         run_cards(),
         significance_files(),
+        raw_translations(),
         skipped_files(),
         rules.report.output,
         validation_outputs(),

@@ -73,6 +73,17 @@ def translations(dataset):
     ]
 
 
+def raw_translations():
+    """Every raw output. Targets list them directly because Snakemake ignores a missing intermediate file
+    whose downstream outputs exist: a raw output deleted by a killed `--forcerun translate` would otherwise
+    leave the old translation and run card standing ("Nothing to be done")."""
+    return [
+        f"results/translations/raw/{dataset}/{method}.jsonl"
+        for dataset in DATASETS
+        for method in dataset_methods(dataset)
+    ]
+
+
 def skipped_files():
     return expand("results/skipped/{dataset}.json", dataset=DATASETS)
 

@@ -89,4 +89,5 @@ rule translate_all:
     """DVC stage target: every translation, and the record of skipped methods."""
     input:
         [t for dataset in DATASETS for t in translations(dataset)],
+        raw_translations(),
         skipped_files(),
