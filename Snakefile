@@ -20,6 +20,5 @@ rule all:
         run_cards(),
         significance_files(),
         raw_translations(),
-        skipped_files(),
         rules.report.output,
         validation_outputs(),

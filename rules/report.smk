@@ -7,6 +7,7 @@ rule report:
         cards=run_cards(),
         significance=significance_files(),
         validation=validation_outputs(),
+        skipped=skipped_files(),
     output:
         metrics="results/metrics.json",
         leaderboard="results/leaderboard.md",
