@@ -38,7 +38,7 @@ rule translate:
         mem_mb=1000,
         runtime=120,
     params:
-        method=lambda wc: model_call_settings(config["methods"][wc.method]),
+        method=lambda wc: model_call_settings(config["methods"][wc.method], wc.dataset),
         records_dir="results/translations/records/{dataset}/{method}",
     script:
         "../scripts/translate.py"

@@ -9,7 +9,8 @@ from lyss.errors import InputError
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
 from lyss.translate.hooks import apply_hooks, resolve_hooks
-from lyss.translate.runner import entry_key, partial_path, translate_corpus
+from lyss.translate.jobs import model_call_settings
+from lyss.translate.runner import entry_key, partial_path, settings_key, translate_corpus
 
 ENTRIES = [
     {"id": "a", "source": "I like dogs."},
@@ -246,3 +247,17 @@ def test_command_blank_line_separation_is_checked(tmp_path):
     assert [r["prediction"] for r in rows] == [e["source"] for e in ENTRIES]
     rows, meta = run("command", tmp_path, cmd=["sed", "s/^$/SEP/"], blank_lines_between=1)
     assert meta["errors"] == len(ENTRIES)
+
+
+def test_model_call_settings_leave_out_hooks_and_other_datasets_files():
+    config = {"kind": "precomputed", "paths": {"d": "x.txt", "e": "y.txt"}, "postprocess": ["fix_quotes"]}
+    assert model_call_settings(config, "d") == {"kind": "precomputed", "paths": {"d": "x.txt"}}
+
+
+def test_records_of_an_llm_are_keyed_by_what_shapes_the_answer():
+    def key(**options):
+        settings = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_required": False, **options}
+        return settings_key(build_translator("openai_compatible", context(**settings)).record_settings())
+
+    assert key() == key(concurrency=8, timeout_s=5, max_retries=9, backoff_s=3)  # how requests are sent
+    assert key() != key(temperature=0.7) and key() != key(model="other") and key() != key(system_prompt="Be brief.")

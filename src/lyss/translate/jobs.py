@@ -25,9 +25,14 @@ SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
 NOT_SENT_TO_THE_METHOD = ("postprocess",)  # read by rule `postprocess` only
 
 
-def model_call_settings(method_config: dict) -> dict:
-    """The part of `methods.<name>` that changes what the method is asked: everything but the hooks."""
-    return {k: v for k, v in method_config.items() if k not in NOT_SENT_TO_THE_METHOD}
+def model_call_settings(method_config: dict, dataset: str) -> dict:
+    """The part of `methods.<name>` that changes what the method is asked on `dataset`: everything but the
+    hooks, and of a precomputed method's `paths` only this dataset's file (adding a file for another
+    dataset changes nothing here)."""
+    call = {k: v for k, v in method_config.items() if k not in NOT_SENT_TO_THE_METHOD}
+    if isinstance(call.get("paths"), dict) and dataset in call["paths"]:
+        call["paths"] = {dataset: call["paths"][dataset]}
+    return call
 
 
 def public_options(options: dict) -> dict:
@@ -45,7 +50,7 @@ def run_translation(corpus_path, corpus_meta_path, method_name, method_config, r
     """Translate the corpus with one method, reusing every stored record made under the same settings."""
     entries = [obj for _, obj in iter_jsonl(corpus_path)]
     dataset = read_json(corpus_meta_path)["dataset"]
-    call = model_call_settings(method_config)
+    call = model_call_settings(method_config, str(dataset["id"]))
     options = {k: v for k, v in call.items() if k != "kind"}
     context = MethodContext(method_name, dict(options), dataset["source_lang"], dataset["target_lang"],
                             corpus_ids=[e["id"] for e in entries], dataset=str(dataset["id"]))
