@@ -19,5 +19,6 @@ rule all:
     input:
         run_cards(),
         significance_files(),
+        raw_translations(),
         rules.report.output,
         validation_outputs(),

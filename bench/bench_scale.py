@@ -118,8 +118,9 @@ def monitored_run(work: Path, argv: list[str]) -> dict:
 
 def run_size(base: Path, n: int, cores: int, caveat_embedder: str | None) -> dict:
     data = make_dataset(base / "data", n)
-    methods = {name: {"kind": "precomputed", "path": str(data / "outputs" / f"{name}.jsonl")} for name in SYSTEMS}
     name = f"synth_{n}"
+    methods = {system: {"kind": "precomputed", "paths": {name: str(data / "outputs" / f"{system}.jsonl")}}
+               for system in SYSTEMS}
     work = make_project(base / f"project_{n}", {name: data}, methods, METRICS, caveat_embedder)
     targets = [f"results/runs/{name}/{m}.json" for m in methods] + [f"results/significance/{name}.json"]
     return monitored_run(work, ["snakemake", "--cores", str(cores), *targets])

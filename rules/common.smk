@@ -5,12 +5,15 @@ import sys
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_params
 from lyss.pipeline import dataset_language_pair
+from lyss.translate.eligibility import select_methods
+from lyss.translate.hooks import check_method_hooks
 
 for warning in check_params(config):
     print(f"lyss: warning: {warning}", file=sys.stderr)
+# Hooks are checked here, before any job: a misspelt hook must not delete a translation first.
+check_method_hooks(config["methods"])
 
 DATASETS = list(config["datasets"])
-METHODS = list(config["methods"])
 METRICS = list(config["metrics"])
 LANGUAGES_DIR = config.get("languages_dir", "data/languages")
 VALIDATION_PARTS = list(config.get("validation", {}))
@@ -59,8 +62,53 @@ def dataset_language_cards(dataset):
     return [p for p in paths if os.path.exists(p)]
 
 
+@functools.cache
+def method_selection(dataset):
+    """`datasets.<name>.methods`, or every method that can serve the dataset's language pair
+    (lyss.translate.eligibility); the others are skipped with a reason (results/skipped/).
+    """
+    pair = "-".join(dataset_language_pair(config["datasets"][dataset]["path"]))
+    return select_methods(config["methods"], dataset, config["datasets"][dataset], pair)
+
+
+def dataset_methods(dataset):
+    """The methods scored on `dataset`, in order: every target list is built from this."""
+    methods = list(method_selection(dataset).methods)
+    # Contract 1 (helper "oracle"): the always-present `reference` method is appended here, last.
+    return methods
+
+
+def skipped_methods(dataset):
+    """{method: why it does not run on `dataset`}."""
+    return dict(method_selection(dataset).skipped)
+
+
+for (
+    _dataset
+) in DATASETS:  # configuration errors in method lists stop the run before any job
+    method_selection(_dataset)
+
+
 def translations(dataset):
-    return [f"results/translations/{dataset}/{method}.jsonl" for method in METHODS]
+    return [
+        f"results/translations/{dataset}/{method}.jsonl"
+        for method in dataset_methods(dataset)
+    ]
+
+
+def raw_translations():
+    """Every raw output. Targets list them directly because Snakemake ignores a missing intermediate file
+    whose downstream outputs exist: a raw output deleted by a killed `--forcerun translate` would otherwise
+    leave the old translation and run card standing ("Nothing to be done")."""
+    return [
+        f"results/translations/raw/{dataset}/{method}.jsonl"
+        for dataset in DATASETS
+        for method in dataset_methods(dataset)
+    ]
+
+
+def skipped_files():
+    return expand("results/skipped/{dataset}.json", dataset=DATASETS)
 
 
 def metric_files(wildcards):
@@ -76,15 +124,17 @@ def dataset_metric_files(wildcards):
     return expand(
         "results/metrics/{dataset}/{method}/{metric}.parquet",
         dataset=wildcards.dataset,
-        method=METHODS,
+        method=dataset_methods(wildcards.dataset),
         metric=METRICS,
     )
 
 
 def run_cards():
-    return expand(
-        "results/runs/{dataset}/{method}.json", dataset=DATASETS, method=METHODS
-    )
+    return [
+        f"results/runs/{dataset}/{method}.json"
+        for dataset in DATASETS
+        for method in dataset_methods(dataset)
+    ]
 
 
 def significance_files():

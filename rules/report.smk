@@ -7,6 +7,7 @@ rule report:
         cards=run_cards(),
         significance=significance_files(),
         validation=validation_outputs(),
+        skipped=skipped_files(),
     output:
         metrics="results/metrics.json",
         # Wall-clock numbers, kept out of the committed metrics.json (they differ on every run).

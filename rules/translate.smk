@@ -1,19 +1,36 @@
+# Translation is bought once (docs/translation.md): rule `translate` writes the method's raw output and
+# depends only on what changes the request; rule `postprocess` applies hooks and prices on top of it.
+from lyss.translate.jobs import model_call_settings
+from lyss.translate.simple import precomputed_path
+
+
 def method_prices(wildcards):
     """Only the price row of this method's model, so editing another model's price reruns nothing."""
     model = config["methods"][wildcards.method].get("model")
-    prices = config.get("prices", {})
-    return {model: prices[model]} if model in prices else {}
+    return config.get("prices", {}).get(model)
+
+
+def method_files(wildcards):
+    """Files a method reads besides the corpus (a precomputed output), so editing them reruns it."""
+    method = config["methods"][wildcards.method]
+    if method["kind"] != "precomputed":
+        return []
+    return [
+        precomputed_path(method, wildcards.dataset, "params.yaml", wildcards.method)
+    ]
 
 
 rule translate:
-    """One job per dataset × method; resumes from `<output>.partial` after an interruption."""
+    """One job per dataset × method: the raw output. Records go to a store outside the output as they
+    arrive (results/translations/records/), so a killed or forced run resumes without paying twice.
+    """
     input:
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
-        languages=language_cards,
+        files=method_files,
     output:
-        translations="results/translations/{dataset}/{method}.jsonl",
-        meta="results/translations/{dataset}/{method}.meta.json",
+        raw="results/translations/raw/{dataset}/{method}.jsonl",
+        meta="results/translations/raw/{dataset}/{method}.meta.json",
     log:
         "results/logs/translate/{dataset}/{method}.log",
     threads: 1
@@ -21,15 +38,57 @@ rule translate:
         mem_mb=1000,
         runtime=120,
     params:
-        method=lambda wc: config["methods"][wc.method],
-        prices=method_prices,
-        languages_dir=LANGUAGES_DIR,
+        method=lambda wc: model_call_settings(config["methods"][wc.method], wc.dataset),
+        records_dir="results/translations/records/{dataset}/{method}",
         code=code("translate.py"),
     script:
         "../scripts/translate.py"
 
 
+rule postprocess:
+    """Hooks (`methods.<name>.postprocess`) and prices on the raw output: never calls a model."""
+    input:
+        corpus="results/corpora/{dataset}.jsonl",
+        meta="results/corpora/{dataset}.meta.json",
+        raw="results/translations/raw/{dataset}/{method}.jsonl",
+        raw_meta="results/translations/raw/{dataset}/{method}.meta.json",
+        languages=language_cards,
+    output:
+        translations="results/translations/{dataset}/{method}.jsonl",
+        meta="results/translations/{dataset}/{method}.meta.json",
+    log:
+        "results/logs/postprocess/{dataset}/{method}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    params:
+        hooks=lambda wc: config["methods"][wc.method].get("postprocess", []),
+        price=method_prices,
+        languages_dir=LANGUAGES_DIR,
+    script:
+        "../scripts/postprocess.py"
+
+
+rule skipped:
+    """The configured methods a dataset does not run, each with the reason (shown by the report)."""
+    output:
+        "results/skipped/{dataset}.json",
+    log:
+        "results/logs/skipped/{dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        reasons=lambda wc: skipped_methods(wc.dataset),
+    script:
+        "../scripts/skipped.py"
+
+
 rule translate_all:
-    """DVC stage target: every translation."""
+    """DVC stage target: every translation, and the record of skipped methods."""
     input:
         [t for dataset in DATASETS for t in translations(dataset)],
+        raw_translations(),
+        skipped_files(),

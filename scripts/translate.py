@@ -1,9 +1,9 @@
-"""Snakemake adapter for rule `translate`."""
+"""Snakemake adapter for rule `translate` (the raw, paid-for output)."""
 
-from lyss.pipeline import run_translation
 from lyss.scripting import logged
+from lyss.translate.jobs import run_translation
 
 with logged(snakemake.log[0]):
     run_translation(snakemake.input.corpus, snakemake.input.meta, snakemake.wildcards.method,
-                    snakemake.params.method, snakemake.params.prices, snakemake.params.languages_dir,
-                    snakemake.output.translations, snakemake.output.meta)
+                    snakemake.params.method, snakemake.params.records_dir, snakemake.output.raw,
+                    snakemake.output.meta)

@@ -220,7 +220,7 @@ def load_grades_case(tmp_path, case):
 def load_precomputed_case(tmp_path, case):
     suffix = ".txt" if isinstance(case.content, str) and not case.content.startswith("{") else ".jsonl"
     path = write(tmp_path / f"outputs{suffix}", case.content)
-    context = MethodContext("ext", {"path": str(path)}, "eng", "spa", corpus_ids=["a", "b"])
+    context = MethodContext("ext", {"paths": {"d": str(path)}}, "eng", "spa", corpus_ids=["a", "b"], dataset="d")
     return list(build_translator("precomputed", context).translate([{"id": "a"}, {"id": "b"}]))
 
 

@@ -1,7 +1,12 @@
 """Faults lose nothing, each on the real workflow in a scratch project:
 
-* a translation job SIGKILLed mid-corpus resumes on re-run, redoing only unfinished entries, with no
-  duplicate or missing ids; while it ran, a second `snakemake` on the same folder was refused by the lock;
+* a translation job SIGKILLed mid-corpus resumes on `--rerun-incomplete`, redoing only unfinished entries,
+  with no duplicate or missing ids; while it ran, a second `snakemake` on the same folder was refused by the
+  lock;
+* a translation job orphaned by a SIGKILLed Snakemake finishes on its own; `--rerun-incomplete` then
+  rebuilds its output from the kept records without a single request;
+* a run killed during `--forcerun translate` leaves no stale card behind: the next run rebuilds the
+  translation and converges to the card of an uninterrupted run;
 * a scoring job SIGKILLed mid-write leaves no output a later step would read (atomic writes), and a
   Snakemake killed while a job was finishing has that output marked incomplete (refused until redone);
 * an LLM endpoint answering 429/500/timeouts/garbage is retried with backoff within `max_retries`, and
@@ -25,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from openai_server import Script, serve
-from scratch_project import DATASET, env, make_project, run_card, sh
+from scratch_project import DATASET, env, make_project, run_card, sh, without_timing
 
 from lyss.errors import InputError
 from lyss.metric_files import read_metric_result
@@ -65,10 +70,20 @@ def kill_tree(process: subprocess.Popen) -> None:
     process.wait(timeout=30)
 
 
-def partial_records(path: Path) -> list[dict]:
-    """Complete records of a `.partial` file (the header and a torn last line are skipped)."""
+def record_store(work: Path, method: str = "llm") -> Path | None:
+    """The record store of a method (results/translations/records/<dataset>/<method>/<settings>.jsonl)."""
+    stores = list((work / f"results/translations/records/{DATASET}/{method}").glob("*.jsonl"))
+    assert len(stores) <= 1, stores
+    return stores[0] if stores else None
+
+
+def stored_records(work: Path) -> list[dict]:
+    """Complete records of the store (the header and a torn last line are skipped)."""
+    store = record_store(work)
+    if store is None:
+        return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+    for line in store.read_text(encoding="utf-8").splitlines()[1:]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError:
@@ -95,20 +110,20 @@ def interrupted(tmp_path_factory):
     with serve(Script(faults={"": "sleep"}, sleep_s=0.2)) as server:
         work = make_project(tmp_path_factory.mktemp("killed"), 24, methods=llm_method(server.base_url),
                             metrics=["exact_match_rate"])
-        partial = work / f"results/translations/{DATASET}/llm.jsonl.partial"
         first = start(work, "translate_all")
-        wait_for(lambda: partial.exists() and len(partial_records(partial)) >= 3, 120, "3 translations", first)
+        wait_for(lambda: len(stored_records(work)) >= 3, 120, "3 translations", first)
         server.script.sleep_s = 30.0
         second = sh(work, "snakemake", "--cores", "1", "translate_all", check=False, timeout=120,
                     env_extra={KEY_ENV: CANARY})
         assert first.poll() is None, "the first run ended before it could be killed"
         kill_tree(first)
         wait_for(lambda: not processes_in(work), 60, f"the killed processes to go: {processes_in(work)}")
-        finished = partial_records(partial)
+        finished = stored_records(work)
         requests_before = len(server.requests)
         server.script.sleep_s = 0.0
         sh(work, "snakemake", "--unlock")
-        resumed = sh(work, "snakemake", "--cores", "1", "translate_all", env_extra={KEY_ENV: CANARY})
+        resumed = sh(work, "snakemake", "--cores", "1", "--rerun-incomplete", "translate_all",
+                     env_extra={KEY_ENV: CANARY})
         later_requests = server.requests[requests_before:]
     return {"work": work, "second": second, "finished": finished, "requests": later_requests, "resumed": resumed}
 
@@ -149,10 +164,111 @@ def test_killed_translation_resumes_redoing_only_unfinished_entries(interrupted)
     assert [r["id"] for r in out] == [e["id"] for e in entries]  # all there, corpus order, no duplicates
     assert all(r["error"] is None and r["prediction"] for r in out)
     for record in finished:  # earlier results kept as they were
-        assert out[[e["id"] for e in entries].index(record["id"])] == record
+        kept = {k: v for k, v in record.items() if k != "input"}
+        assert out[[e["id"] for e in entries].index(record["id"])] == {**kept, "hooks_applied": []}
     meta = json.loads((work / f"results/translations/{DATASET}/llm.meta.json").read_text())
     assert meta["resumed"] == len(done_ids) and meta["translated"] == len(entries) - len(done_ids)
-    assert not (work / f"results/translations/{DATASET}/llm.jsonl.partial").exists()
+    # the paid records stay, one per entry, so a later deletion of the output costs nothing
+    assert sorted(r["id"] for r in stored_records(work)) == sorted(e["id"] for e in entries)
+
+
+# ------------------------------------------------------------------ Snakemake killed, its job left running
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(proc.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def orphaned(tmp_path_factory):
+    """Only the Snakemake process is SIGKILLed while the LLM job runs; the job finishes on its own, then
+    `--rerun-incomplete` runs against the same endpoint."""
+    with serve(Script(faults={"": "sleep"}, sleep_s=0.1)) as server:
+        work = make_project(tmp_path_factory.mktemp("orphaned"), 12, methods=llm_method(server.base_url),
+                            metrics=["exact_match_rate"])
+        raw = work / f"results/translations/raw/{DATASET}/llm.jsonl"
+        run = start(work, f"results/translations/raw/{DATASET}/llm.jsonl")
+        wait_for(lambda: len(stored_records(work)) >= 2, 120, "2 translations", run)
+        (snakemake,) = children(run.pid)  # `timeout` → snakemake → the job
+        os.kill(snakemake, signal.SIGKILL)
+        run.wait(timeout=30)
+        wait_for(lambda: not processes_in(work), 120, "the orphaned job to finish")
+        orphan_output = raw.read_text(encoding="utf-8")
+        requests_before = len(server.requests)
+        sh(work, "snakemake", "--unlock")
+        refused = sh(work, "snakemake", "--cores", "1", "translate_all", check=False, env_extra={KEY_ENV: CANARY})
+        rerun = sh(work, "snakemake", "--cores", "1", "--rerun-incomplete", "translate_all",
+                   env_extra={KEY_ENV: CANARY})
+        later_requests = server.requests[requests_before:]
+    return {"work": work, "orphan_output": orphan_output, "refused": refused, "rerun": rerun,
+            "requests": later_requests, "requests_total": len(server.requests)}
+
+
+def test_orphaned_job_output_is_reused_without_a_request(orphaned):
+    work = orphaned["work"]
+    assert orphaned["requests_total"] == 12  # each entry asked once, by the orphan
+    assert [json.loads(line)["id"] for line in orphaned["orphan_output"].splitlines()] == [
+        e["id"] for e in corpus(work)]
+    assert "IncompleteFilesException" in orphaned["refused"].stdout + orphaned["refused"].stderr
+    assert "rule translate:" in orphaned["rerun"].stdout + orphaned["rerun"].stderr  # Snakemake redid the job...
+    assert orphaned["requests"] == []  # ...without asking the endpoint anything
+    raw = work / f"results/translations/raw/{DATASET}/llm.jsonl"
+    assert raw.read_text(encoding="utf-8") == orphaned["orphan_output"]
+    meta = json.loads((work / f"results/translations/{DATASET}/llm.meta.json").read_text())
+    assert meta["resumed"] == 12 and meta["translated"] == 0
+
+
+# ------------------------------------------------------------------ killed during --forcerun translate
+
+FORCED_ENTRIES = 10
+
+
+@pytest.fixture(scope="module")
+def forced(tmp_path_factory):
+    """Run 1 ends with two entries failed (HTTP 400); `--forcerun translate` retries them against a slow
+    endpoint and is SIGKILLed mid-job; then a plain run. A second project, never interrupted, is run against
+    the same (now healthy) endpoint for comparison."""
+    sources = [e["source"] for e in map(json.loads, (Path(__file__).parents[1] / "data/corpora/demo_eng_spa/"
+                                                      "corpus.jsonl").read_text().splitlines()[:FORCED_ENTRIES])]
+    with serve(Script(faults={sources[3]: "400", sources[7]: "400"})) as server:
+        work = make_project(tmp_path_factory.mktemp("forced"), FORCED_ENTRIES, methods=llm_method(server.base_url),
+                            metrics=["exact_match_rate", "chrf_plus_plus"])
+        sh(work, "snakemake", "--cores", "1", "all", env_extra={KEY_ENV: CANARY})
+        first_card = run_card(work, "llm")
+        server.script.faults, server.script.sleep_s = {sources[3]: "sleep"}, 60.0
+        before = len(server.requests)
+        run = start(work, "all", "--forcerun", "translate")
+        wait_for(lambda: len(server.requests) > before, 120, "the forced job's first request", run)
+        kill_tree(run)
+        wait_for(lambda: not processes_in(work), 10, "the killed processes to go")
+        server.script.faults, server.script.sleep_s = {}, 0.0
+        sh(work, "snakemake", "--unlock")
+        dry_run = sh(work, "snakemake", "-n", "--cores", "1", "all")
+        before = len(server.requests)
+        sh(work, "snakemake", "--cores", "1", "all", env_extra={KEY_ENV: CANARY})
+        after_kill = [source_of(r) for r in server.requests[before:]]
+        clean = make_project(tmp_path_factory.mktemp("uninterrupted"), FORCED_ENTRIES,
+                             methods=llm_method(server.base_url), metrics=["exact_match_rate", "chrf_plus_plus"])
+        sh(clean, "snakemake", "--cores", "1", CARD, env_extra={KEY_ENV: CANARY})
+    return {"first_card": first_card, "dry_run": dry_run, "after_kill": after_kill, "card": run_card(work, "llm"),
+            "uninterrupted": run_card(clean, "llm"), "sources": sources}
+
+
+def test_run_after_a_killed_forcerun_rebuilds_and_converges(forced):
+    assert forced["first_card"]["scores"]["errors"] == 2
+    assert "Nothing to be done" not in forced["dry_run"].stdout + forced["dry_run"].stderr
+    assert "translate" in forced["dry_run"].stdout
+    # only the two failed entries were asked again; the eight paid answers came from the record store
+    assert sorted(forced["after_kill"]) == sorted([forced["sources"][3], forced["sources"][7]])
+    assert forced["card"]["scores"]["errors"] == 0
+    assert without_timing(forced["card"]) == without_timing(forced["uninterrupted"])
 
 
 # ------------------------------------------------------------------ scoring killed mid-write
@@ -190,6 +306,11 @@ if _fault:
         _files.write_metric_result = write_metric_result
 '''
 
+def with_hooks(hooks: Path) -> str:
+    """PYTHONPATH with the fault hooks first and the caller's entries kept (a worktree's src/, say)."""
+    return os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+
+
 SCORE_METRICS = ["exact_match_rate", "chrf_plus_plus", "bleu"]
 COPY_CARD = f"results/runs/{DATASET}/copy_source.json"
 
@@ -206,7 +327,7 @@ def scoring_project(tmp_path_factory):
 
 def test_scoring_job_killed_mid_write_leaves_no_output_to_read(scoring_project):
     work, hooks = scoring_project
-    fault = {"PYTHONPATH": str(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu"}
+    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu"}
     failed = sh(work, "snakemake", "--cores", "1", COPY_CARD, check=False, env_extra=fault)
     assert failed.returncode != 0
     assert "Error in rule score" in failed.stdout + failed.stderr
@@ -229,7 +350,7 @@ def test_output_of_a_job_killed_before_it_ended_is_marked_incomplete(scoring_pro
     relative = f"results/metrics/{DATASET}/copy_source/chrf_plus_plus.parquet"
     target = work / relative
     target.unlink()
-    fault = {"PYTHONPATH": str(hooks), "LYSS_FAULT": "hang_after_write", "LYSS_FAULT_METRIC": "chrf_plus_plus"}
+    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "hang_after_write", "LYSS_FAULT_METRIC": "chrf_plus_plus"}
     run = start(work, relative, env_extra=fault)
     wait_for(target.exists, 120, "the chrF++ file", run)
     kill_tree(run)

@@ -1,13 +1,22 @@
 """Post-translation repair hooks: each repair on hand-built strings, and the runner keeping raw + repaired."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from lyss.errors import InputError
-from lyss.translate import MethodContext, build_translator
-from lyss.translate.hooks import fix_quotes, quote_positions, remove_latin_leakage, resolve_hooks, restore_placeholders
-from lyss.translate.runner import translate_corpus
+from lyss.translate.hooks import (
+    check_method_hooks,
+    fix_quotes,
+    quote_positions,
+    remove_latin_leakage,
+    resolve_hooks,
+    restore_placeholders,
+)
+from lyss.translate.jobs import run_postprocess, run_translation
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SPANISH = {"code": "spa", "scripts": ["Latn"], "quotes": {"primary": ["«", "»"], "secondary": ["“", "”"]}}
 CREE_SYLLABICS = {"code": "xxx", "scripts": ["Cans"], "caseless": True}
@@ -55,14 +64,54 @@ def test_unknown_hook_names_the_method():
         resolve_hooks(["fix_quotes", "no_such_hook"], "params.yaml", "m")
 
 
-def test_runner_keeps_raw_and_repaired_output(tmp_path):
+def prepared_corpus(folder, entries):
+    """A corpus as rule `prep` leaves it: the entries and a meta file naming the language pair."""
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    meta = {"dataset": {"id": "d", "source_lang": "eng", "target_lang": "spa"}}
+    (folder / "corpus.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    return folder / "corpus.jsonl", folder / "corpus.meta.json"
+
+
+def test_postprocess_repairs_on_top_of_the_raw_output_and_prices_it(tmp_path):
     entries = [{"id": "a", "source": 'Press "Start".'}, {"id": "b", "source": "Hi {name}"}]
-    context = MethodContext("m", {}, "eng", "spa", corpus_ids=["a", "b"])
-    hooks = resolve_hooks(["restore_placeholders", "fix_quotes"], "params.yaml", "m")
-    out = tmp_path / "out.jsonl"
-    translate_corpus(build_translator("copy_source", context), entries, out, hooks, SPANISH)
+    corpus, meta = prepared_corpus(tmp_path, entries)
+    raw, raw_meta = tmp_path / "raw.jsonl", tmp_path / "raw.meta.json"
+    run_translation(corpus, meta, "m", {"kind": "copy_source", "postprocess": ["fix_quotes"]},
+                    tmp_path / "records", raw, raw_meta)
+    raw_text = raw.read_text()
+    out, out_meta = tmp_path / "out.jsonl", tmp_path / "out.meta.json"
+    # 1,000,000 prompt tokens at $2 would cost $2; copy_source reports no tokens, so it costs nothing
+    result = run_postprocess(corpus, meta, raw, raw_meta, "m", ["restore_placeholders", "fix_quotes"],
+                             {"input_per_1m": 2.0}, ROOT / "data/languages", out, out_meta)
     rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert rows["a"]["raw_prediction"] == 'Press "Start".'
     assert rows["a"]["prediction"] == "Press «Start»."
-    assert rows["a"]["hooks_applied"] == ["fix_quotes"]
+    assert rows["a"]["hooks_applied"] == ["fix_quotes"] and rows["a"]["cost_usd"] == 0.0
     assert rows["b"]["prediction"] == "Hi {name}" and rows["b"]["hooks_applied"] == []
+    assert result["hooks_applied"] == {"restore_placeholders": 0, "fix_quotes": 1}
+    assert raw.read_text() == raw_text  # the raw output is never rewritten by post-processing
+    assert [json.loads(line)["prediction"] for line in raw_text.splitlines()] == ['Press "Start".', "Hi {name}"]
+
+
+def test_postprocess_prices_token_counts(tmp_path):
+    corpus, meta = prepared_corpus(tmp_path, [{"id": "a", "source": "x"}])
+    raw, raw_meta = tmp_path / "raw.jsonl", tmp_path / "raw.meta.json"
+    record = {"id": "a", "prediction": "y", "raw_prediction": "y", "prompt_tokens": 1000, "cached_tokens": 400,
+              "completion_tokens": 100, "cost_usd": 0.0, "error": None}
+    raw.write_text(json.dumps(record) + "\n")
+    raw_meta.write_text("{}")
+    price = {"input_per_1m": 2.0, "cached_per_1m": 0.5, "output_per_1m": 8.0}
+    run_postprocess(corpus, meta, raw, raw_meta, "m", [], price, ROOT / "data/languages", tmp_path / "o.jsonl",
+                    tmp_path / "o.meta.json")
+    # 600 uncached × $2 + 400 cached × $0.5 + 100 out × $8, per million tokens = $0.0022
+    assert json.loads((tmp_path / "o.jsonl").read_text())["cost_usd"] == pytest.approx(0.0022)
+
+
+def test_every_methods_hooks_are_checked_before_any_job():
+    methods = {"good": {"kind": "copy_source", "postprocess": ["fix_quotes"]},
+               "typo": {"kind": "copy_source", "postprocess": ["fix_quote"]}}
+    with pytest.raises(InputError) as caught:
+        check_method_hooks(methods)
+    assert caught.value.field == "methods.typo.postprocess" and "fix_quote" in str(caught.value)
+    with pytest.raises(InputError, match="expected a list"):
+        check_method_hooks({"m": {"kind": "copy_source", "postprocess": "fix_quotes"}})

@@ -8,8 +8,9 @@ import pytest
 from lyss.errors import InputError
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
-from lyss.translate.hooks import resolve_hooks
-from lyss.translate.runner import partial_path, translate_corpus
+from lyss.translate.hooks import apply_hooks, resolve_hooks
+from lyss.translate.jobs import model_call_settings
+from lyss.translate.runner import entry_key, partial_path, settings_key, translate_corpus
 
 ENTRIES = [
     {"id": "a", "source": "I like dogs."},
@@ -20,16 +21,16 @@ ENTRIES = [
 
 
 def context(**options):
-    return MethodContext("m", options, "eng", "spa", corpus_ids=[e["id"] for e in ENTRIES])
+    return MethodContext("m", options, "eng", "spa", corpus_ids=[e["id"] for e in ENTRIES], dataset="d")
 
 
 def read(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def run(kind, tmp_path, hooks=(), **options):
+def run(kind, tmp_path, **options):
     out = tmp_path / "out.jsonl"
-    meta = translate_corpus(build_translator(kind, context(**options)), ENTRIES, out, hooks)
+    meta = translate_corpus(build_translator(kind, context(**options)), ENTRIES, out)
     return read(out), meta
 
 
@@ -69,9 +70,10 @@ def test_apertium_unknown_mode_is_a_clear_error():
 
 
 def test_placeholder_hook_restores_translated_variables(tmp_path):
-    rows, _ = run("apertium", tmp_path, hooks=resolve_hooks(["restore_placeholders"], "params.yaml", "m"))
-    row = next(r for r in rows if r["id"] == "d")
-    assert "{file_name}" in row["prediction"]
+    rows, _ = run("apertium", tmp_path)
+    raw = next(r for r in rows if r["id"] == "d")
+    row = apply_hooks(raw, ENTRIES[3], resolve_hooks(["restore_placeholders"], "params.yaml", "m"), {})
+    assert "{file_name}" in row["prediction"] and row["raw_prediction"] == raw["prediction"]
     if row["raw_prediction"] != row["prediction"]:
         assert row["hooks_applied"] == ["restore_placeholders"]
 
@@ -100,7 +102,7 @@ def test_command_not_found():
 def test_precomputed_text_file(tmp_path):
     outputs = tmp_path / "sys.txt"
     outputs.write_text("uno\ndos\ntres\ncuatro\n")
-    rows, _ = run("precomputed", tmp_path, path=str(outputs))
+    rows, _ = run("precomputed", tmp_path, paths={"d": str(outputs)})
     assert [r["prediction"] for r in rows] == ["uno", "dos", "tres", "cuatro"]
 
 
@@ -108,13 +110,13 @@ def test_precomputed_text_line_count_mismatch(tmp_path):
     outputs = tmp_path / "sys.txt"
     outputs.write_text("uno\ndos\n")
     with pytest.raises(InputError, match="has 2 lines but the corpus has 4"):
-        run("precomputed", tmp_path, path=str(outputs))
+        run("precomputed", tmp_path, paths={"d": str(outputs)})
 
 
 def test_precomputed_jsonl_by_id_with_missing_entry(tmp_path):
     outputs = tmp_path / "sys.jsonl"
     outputs.write_text('{"id": "b", "prediction": "dos"}\n{"id": "a", "prediction": "uno"}\n')
-    rows, meta = run("precomputed", tmp_path, path=str(outputs))
+    rows, meta = run("precomputed", tmp_path, paths={"d": str(outputs)})
     assert [r["prediction"] for r in rows[:2]] == ["uno", "dos"]
     assert meta["errors"] == 2 and "no output for id 'c'" in rows[2]["error"]
 
@@ -123,8 +125,19 @@ def test_precomputed_jsonl_errors_name_line_and_field(tmp_path):
     outputs = tmp_path / "sys.jsonl"
     outputs.write_text('{"id": "a", "prediction": "uno"}\n{"id": "b"}\n')
     with pytest.raises(InputError) as caught:
-        run("precomputed", tmp_path, path=str(outputs))
+        run("precomputed", tmp_path, paths={"d": str(outputs)})
     assert (caught.value.line, caught.value.field) == (2, "prediction")
+
+
+def test_precomputed_file_of_another_dataset_is_an_error_naming_the_key(tmp_path):
+    outputs = tmp_path / "sys.txt"
+    outputs.write_text("uno\ndos\ntres\ncuatro\n")
+    with pytest.raises(InputError) as caught:
+        build_translator("precomputed", context(paths={"other": str(outputs)}))
+    assert caught.value.field == "methods.m.paths" and "no file for dataset 'd'" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        build_translator("precomputed", context(path=str(outputs)))
+    assert caught.value.field == "methods.m.path" and "one file per dataset" in str(caught.value)
 
 
 def test_unknown_kind():
@@ -158,7 +171,7 @@ def test_resume_redoes_only_failed_entries(tmp_path):
 
 def interrupted_partial(out, settings_key):
     """A partial file as a killed run leaves it: header, one finished record, a torn line."""
-    finished = TranslationRecord("a", "hecho", "hecho", latency_s=0.5).to_dict()
+    finished = {**TranslationRecord("a", "hecho", "hecho", latency_s=0.5).to_dict(), "input": entry_key(ENTRIES[0])}
     partial_path(out).write_text(json.dumps({"settings": settings_key}) + "\n" + json.dumps(finished)
                                  + '\n{"id": "b", "pre')
 
@@ -167,16 +180,53 @@ def test_resume_after_kill_skips_finished_entries(tmp_path):
     out = tmp_path / "out.jsonl"
     interrupted_partial(out, "k1")
     second = FlakyTranslator(failing=set())
-    meta = translate_corpus(second, ENTRIES, out, settings_key="k1")
+    meta = translate_corpus(second, ENTRIES, out, settings="k1")
     assert second.asked == ["b", "c", "d"] and meta["resumed"] == 1 and meta["errors"] == 0
     assert [r["id"] for r in read(out)] == ["a", "b", "c", "d"] and read(out)[0]["prediction"] == "hecho"
+
+
+def test_resume_after_kill_never_glues_a_record_to_the_torn_line(tmp_path):
+    out = tmp_path / "out.jsonl"
+    interrupted_partial(out, "k1")
+    translate_corpus(FlakyTranslator(failing={"d"}), ENTRIES, out, settings="k1")  # "d" fails: the store stays
+    lines = partial_path(out).read_text().splitlines()
+    assert lines[2] == '{"id": "b", "pre'  # the torn line, alone on its line
+    assert [json.loads(line)["id"] for line in lines[3:]] == ["b", "c", "d"]
+    again = FlakyTranslator(failing=set())
+    assert translate_corpus(again, ENTRIES, out, settings="k1")["resumed"] == 3 and again.asked == ["d"]
+
+
+def test_an_edited_entry_is_translated_again_the_others_not(tmp_path):
+    out = tmp_path / "out.jsonl"
+    translate_corpus(FlakyTranslator(failing={"d"}), ENTRIES, out, settings="k1")
+    edited = [*ENTRIES[:2], {**ENTRIES[2], "source": "The cat runs."}, ENTRIES[3]]
+    again = FlakyTranslator(failing=set())
+    translate_corpus(again, edited, out, settings="k1")
+    assert again.asked == ["c", "d"] and read(out)[2]["prediction"] == ".snur tac ehT"
+
+
+class PaidTranslator(FlakyTranslator):
+    keeps_records = True
+
+
+def test_paid_records_are_kept_after_a_complete_run_and_reused(tmp_path):
+    out, store = tmp_path / "out.jsonl", tmp_path / "records" / "k1.jsonl"
+    translate_corpus(PaidTranslator(failing=set()), ENTRIES, out, store, settings="k1")
+    first = read(out)
+    out.unlink()  # as Snakemake deletes the output of an incomplete or forced job
+    again = PaidTranslator(failing=set())
+    meta = translate_corpus(again, ENTRIES, out, store, settings="k1")
+    assert again.asked == [] and meta["resumed"] == len(ENTRIES) and read(out) == first
+    # a copy_source-like method keeps nothing once complete: a forced re-run runs it again
+    translate_corpus(FlakyTranslator(failing=set()), ENTRIES, out, tmp_path / "local.jsonl", settings="k1")
+    assert not (tmp_path / "local.jsonl").exists()
 
 
 def test_partial_from_other_settings_is_discarded(tmp_path):
     out = tmp_path / "out.jsonl"
     interrupted_partial(out, "old-model")
     fresh = FlakyTranslator(failing=set())
-    meta = translate_corpus(fresh, ENTRIES, out, settings_key="new-model")
+    meta = translate_corpus(fresh, ENTRIES, out, settings="new-model")
     assert fresh.asked == ["a", "b", "c", "d"] and meta["resumed"] == 0
 
 
@@ -197,3 +247,17 @@ def test_command_blank_line_separation_is_checked(tmp_path):
     assert [r["prediction"] for r in rows] == [e["source"] for e in ENTRIES]
     rows, meta = run("command", tmp_path, cmd=["sed", "s/^$/SEP/"], blank_lines_between=1)
     assert meta["errors"] == len(ENTRIES)
+
+
+def test_model_call_settings_leave_out_hooks_and_other_datasets_files():
+    config = {"kind": "precomputed", "paths": {"d": "x.txt", "e": "y.txt"}, "postprocess": ["fix_quotes"]}
+    assert model_call_settings(config, "d") == {"kind": "precomputed", "paths": {"d": "x.txt"}}
+
+
+def test_records_of_an_llm_are_keyed_by_what_shapes_the_answer():
+    def key(**options):
+        settings = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_required": False, **options}
+        return settings_key(build_translator("openai_compatible", context(**settings)).record_settings())
+
+    assert key() == key(concurrency=8, timeout_s=5, max_retries=9, backoff_s=3)  # how requests are sent
+    assert key() != key(temperature=0.7) and key() != key(model="other") and key() != key(system_prompt="Be brief.")

@@ -9,7 +9,7 @@ from openai_server import Script, serve
 
 from lyss.errors import InputError
 from lyss.translate import MethodContext, build_translator, openai_compatible
-from lyss.translate.runner import partial_path, translate_corpus
+from lyss.translate.runner import partial_path, settings_key, translate_corpus
 
 KEY_ENV = "LYSS_TEST_OPENAI_KEY"
 CANARY = "sk-canary-123"
@@ -33,8 +33,10 @@ def make(base_url: str, **options):
 
 
 def run(translator, entries, tmp_path, **kwargs) -> tuple[dict, list[dict]]:
+    """Records are kept per settings (the store survives a complete run), as in the workflow."""
     out = tmp_path / "out.jsonl"
-    meta = translate_corpus(translator, entries, out, **kwargs)
+    settings = getattr(translator, "translator", translator).record_settings()
+    meta = translate_corpus(translator, entries, out, settings=settings_key(settings), **kwargs)
     return meta, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
@@ -169,17 +171,24 @@ def test_null_content_is_an_entry_error(tmp_path):
 def test_resume_only_requests_failed_and_unfinished_entries(tmp_path):
     entries = [entry(i, f"text {i}") for i in "abcd"]
 
-    def interrupt_at_c(item, text, card):
-        if item["id"] == "c":
-            raise KeyboardInterrupt
-        return text
+    class InterruptedAtC:
+        """The translator, with the run interrupted when the answer for "c" arrives (before it is saved)."""
+
+        def __init__(self, translator):
+            self.translator = translator
+
+        def translate(self, todo):
+            for record in self.translator.translate(todo):
+                if record.id == "c":
+                    raise KeyboardInterrupt
+                yield record
 
     with serve(Script(faults={"text b": ["500", "500"]})) as server:
         with pytest.raises(KeyboardInterrupt):
             translator = make(server.base_url, max_retries=1, prompt_template="{source}")
-            run(translator, entries, tmp_path, hooks=[("stop", interrupt_at_c)])
+            run(InterruptedAtC(translator), entries, tmp_path)
         header, *lines = partial_path(tmp_path / "out.jsonl").read_text().splitlines()
-        assert json.loads(header) == {"settings": ""}
+        assert json.loads(header) == {"settings": settings_key(translator.record_settings())}
         saved = [json.loads(line) for line in lines]
         assert [(r["id"], r["error"] is None) for r in saved] == [("a", True), ("b", False)]
         first_run = len(server.requests)

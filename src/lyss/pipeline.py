@@ -1,8 +1,6 @@
 """The work behind each Snakemake rule, as plain functions (the scripts in `scripts/` only unpack
 Snakemake's inputs and call these), so every step is importable and testable without Snakemake."""
 
-import hashlib
-import json
 from pathlib import Path
 
 import yaml
@@ -16,11 +14,7 @@ from lyss.languages import load_cards
 from lyss.metric_files import read_metric_result, write_metric_result
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.runcard import build_run_card, validate_run_card
-from lyss.translate import MethodContext, build_translator
-from lyss.translate.hooks import resolve_hooks
-from lyss.translate.runner import translate_corpus
-
-SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
+from lyss.translate.jobs import public_options
 
 
 def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
@@ -34,34 +28,6 @@ def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_me
     entries = load_corpus(corpus_path, limits)
     meta = {"dataset": card, "entries": len(entries), "fingerprint": fingerprint(entries)}
     write_jsonl_atomic(out_corpus, entries)
-    write_json_atomic(out_meta, meta)
-    return meta
-
-
-def public_options(options: dict) -> dict:
-    """Method options safe to record: values of secret-looking keys are dropped (env var *names* stay)."""
-    return {k: v for k, v in options.items()
-            if not any(w in k.lower() for w in SECRET_OPTION_WORDS) or k.endswith("_env")}
-
-
-def run_translation(corpus_path, corpus_meta_path, method_name, method_config, prices, languages_dir,
-                    out_path, out_meta) -> dict:
-    entries = read_prepared(corpus_path)
-    corpus_meta = read_json(corpus_meta_path)
-    dataset = corpus_meta["dataset"]
-    cards = load_cards(languages_dir)
-    options = {k: v for k, v in method_config.items() if k not in ("kind", "postprocess")}
-    context = MethodContext(method_name, options, dataset["source_lang"], dataset["target_lang"], prices,
-                            corpus_ids=[e["id"] for e in entries])
-    translator = build_translator(method_config["kind"], context)
-    hooks = resolve_hooks(method_config.get("postprocess", []), "params.yaml", method_name)
-    # Resumed records are valid only for the same method settings, prices and corpus.
-    settings_key = hashlib.sha256(json.dumps([method_config, prices, corpus_meta["fingerprint"]],
-                                             sort_keys=True, default=str).encode()).hexdigest()
-    meta = translate_corpus(translator, entries, out_path, hooks, cards.get(dataset["target_lang"], {}),
-                            label=f"translate {dataset['id']}/{method_name}", settings_key=settings_key)
-    meta.update({"method": method_name, "kind": method_config["kind"], "options": public_options(options),
-                 "postprocess": method_config.get("postprocess", [])})
     write_json_atomic(out_meta, meta)
     return meta
 

@@ -2,6 +2,7 @@
 ranked by composite, and (rule `report`) the HTML leaderboard, the plot files and the database."""
 
 import sys
+from pathlib import Path
 
 from lyss.io import read_json, write_json_atomic, write_text_atomic
 
@@ -54,7 +55,8 @@ def ranked(cards: list[dict]) -> list[dict]:
     return sorted(cards, key=lambda c: (c["scores"]["composite"] is None, -(c["scores"]["composite"] or 0)))
 
 
-def leaderboard_markdown(cards: list[dict], significance: dict[str, dict]) -> str:
+def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipped: dict | None = None) -> str:
+    """`skipped`: {dataset: {method: reason}} (results/skipped/), listed under each dataset's table."""
     lines = ["# LYSS leaderboard", ""]
     by_dataset: dict[str, list[dict]] = {}
     for card in cards:
@@ -79,6 +81,8 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict]) -> st
                 f"{_fmt(s['entries_per_minute'], 1)} | {_fmt(s['avg_latency_seconds'], 4)} | {caveats or '—'} |")
         for warning in sig.get("warnings", []):
             lines.append(f"\n> **Warning:** {warning}")
+        for method, reason in (skipped or {}).get(dataset, {}).items():
+            lines.append(f"\nSkipped: **{method}** ({reason})")
         lines.append("")
     lines.append("≈ : not significantly different from the best method (paired bootstrap on the composite, "
                  "Holm-corrected, α = 0.05).")
@@ -116,10 +120,11 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
 
 def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
                   database=None, database_url=None, datasets=None, tiers=None, validation_dirs=(),
-                  timings_out=None) -> None:
+                  timings_out=None, skipped_paths=()) -> None:
     """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
-    files and the database when their outputs are given."""
+    files and the database when their outputs are given. `skipped_paths`: results/skipped/<dataset>.json."""
     cards = [read_json(p) for p in card_paths]
+    skipped = {Path(p).stem: read_json(p) for p in skipped_paths}
     significance = {}
     for path in significance_paths:
         block = read_json(path)
@@ -127,7 +132,7 @@ def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, 
     write_json_atomic(metrics_out, summary(cards))
     if timings_out is not None:
         write_json_atomic(timings_out, timings(cards))
-    write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance))
+    write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance, skipped))
     if html_out is not None:
         write_leaderboard_html(cards, significance, html_out)
     if plots_dir is not None:

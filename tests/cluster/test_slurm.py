@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 N_ENTRIES = 12
 METHODS = ["apertium", "copy_source"]
 METRICS = ["exact_match_rate", "chrf_plus_plus", "comet_score"]
-N_JOBS = 1 + len(METHODS) * (1 + len(METRICS) + 1) + 1  # prep, translate + score + aggregate, significance
+N_JOBS = 1 + len(METHODS) * (2 + len(METRICS) + 1) + 1  # prep, translate + postprocess + score + aggregate, signif.
 # The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
 

@@ -13,7 +13,7 @@ from typing import Protocol
 class TranslationRecord:
     id: str
     prediction: str | None
-    raw_prediction: str | None = None  # before post-processing hooks
+    raw_prediction: str | None = None  # before post-processing hooks (rule `postprocess`)
     latency_s: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -37,6 +37,7 @@ class MethodContext:
     target_lang: str
     prices: dict = field(default_factory=dict)  # params.yaml `prices`, per model
     corpus_ids: list[str] = field(default_factory=list)  # the whole corpus, in order
+    dataset: str = ""  # the dataset's name in params.yaml (precomputed `paths` are keyed by it)
     source: str = "params.yaml"  # where `options` came from, for error messages
 
 

@@ -103,9 +103,37 @@ HOOKS = {"restore_placeholders": restore_placeholders, "fix_quotes": fix_quotes,
          "remove_latin_leakage": remove_latin_leakage}
 
 
-def resolve_hooks(names: list[str], source: str, method: str):
+def resolve_hooks(names, source: str, method: str):
+    """The hook functions for `methods.<method>.postprocess`, checked by name. Called when the workflow is
+    parsed (rules/common.smk), so a misspelt hook stops the run before any job deletes an output."""
+    field = f"methods.{method}.postprocess"
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError(source, f"expected a list of hook names; known: {sorted(HOOKS)}", field=field)
     unknown = [n for n in names if n not in HOOKS]
     if unknown:
-        raise InputError(source, f"unknown post-processing hook(s) {unknown}; known: {sorted(HOOKS)}",
-                         field=f"methods.{method}.postprocess")
+        raise InputError(source, f"unknown post-processing hook(s) {unknown}; known: {sorted(HOOKS)}", field=field)
     return [(n, HOOKS[n]) for n in names]
+
+
+def check_method_hooks(methods: dict, source: str = "params.yaml") -> None:
+    """Every method's `postprocess` list names known hooks (InputError naming the key otherwise)."""
+    for name, method in methods.items():
+        if isinstance(method, dict):
+            resolve_hooks(method.get("postprocess", []), source, name)
+
+
+def apply_hooks(record: dict, entry: dict, hooks, target_card: dict) -> dict:
+    """A raw record (as the method returned it) with its prediction repaired by `hooks` in order and the
+    method's own output kept as `raw_prediction`; `hooks_applied` names the hooks that changed something."""
+    raw = record.get("prediction")
+    repaired = {**record, "raw_prediction": raw, "prediction": raw, "hooks_applied": []}
+    if raw is None:
+        return repaired
+    text = raw
+    for name, hook in hooks:
+        changed = hook(entry, text, target_card)
+        if changed != text:
+            repaired["hooks_applied"].append(name)
+        text = changed
+    repaired["prediction"] = text
+    return repaired

@@ -274,7 +274,13 @@ def run_bounded(items, work, concurrency: int, stop: threading.Event) -> Iterato
 
 
 class OpenAICompatible:
-    """Translates each entry with one chat completion; see the module docstring for failure handling."""
+    """Translates each entry with one chat completion; see the module docstring for failure handling.
+    Every answer is paid for, so the runner keeps its records after a complete run (`keeps_records`)."""
+
+    keeps_records = True
+    # How requests are sent, not what is answered: changing these reuses the stored records.
+    DELIVERY_OPTIONS = frozenset({"api_key_env", "api_key_required", "timeout_s", "max_retries", "backoff_s",
+                                  "concurrency"})
 
     def __init__(self, context: MethodContext):
         self.context = context
@@ -285,6 +291,10 @@ class OpenAICompatible:
         self.client = client_from_options(self.options, context.source, prefix)
         self.price = (context.prices or {}).get(self.options["model"])
         self.cost_known = self.price is not None
+
+    def record_settings(self) -> dict:
+        """What the stored records depend on (lyss.translate.runner): the options that shape an answer."""
+        return {k: v for k, v in self.options.items() if k not in self.DELIVERY_OPTIONS}
 
     def prompt(self, entry: dict) -> str:
         terms = (entry.get("glossary") or []) if self.options["glossary_coaching"] else []

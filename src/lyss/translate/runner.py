@@ -1,8 +1,19 @@
-"""Runs a translation method over a corpus with resume: every record is appended to
-`<output>.partial` as soon as it exists; a re-run keeps the successful ones and redoes the rest.
-The final JSONL is written atomically, in corpus order, only when every entry has a record.
+"""Runs a translation method over a corpus so that no answer is bought twice.
+
+Every record is appended to a record store (a JSONL file) the moment it exists. The store lives outside
+the job's declared output, because Snakemake deletes the outputs of a job it considers incomplete
+(`--rerun-incomplete`, `--forcerun`) and any output it is about to rebuild; records kept there would be
+lost with them. A later run reuses every successful record whose entry is unchanged and asks the method
+only for the rest. The output JSONL is written atomically, in corpus order, once every entry has a record.
+
+Methods that cost money or time per call (`keeps_records = True` on the translator, e.g.
+`openai_compatible`) keep their store after a complete run, so an output deleted by Snakemake is rebuilt
+without a single request; the others (local commands, files) drop it once nothing failed, so a forced
+re-run runs them again, e.g. after an upgrade of the tool.
 """
 
+import fcntl
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -13,25 +24,19 @@ from lyss.translate.base import TranslationRecord
 
 
 def partial_path(out_path) -> Path:
+    """The default record store of an output: `<output>.partial`."""
     out_path = Path(out_path)
     return out_path.with_name(out_path.name + ".partial")
 
 
-def load_finished(path: Path, wanted_ids: set[str], settings_key: str) -> dict[str, dict]:
-    """Successful records from an earlier run with the same settings; a torn last line, failed
-    entries, and everything written under other settings (a changed model or prompt) are redone."""
-    finished = {}
-    if not path.exists():
-        return finished
-    with open(path, encoding="utf-8") as handle:
-        header = handle.readline()
-        if _parse(header) != {"settings": settings_key}:
-            return finished
-        for line in handle:
-            record = _parse(line)
-            if isinstance(record, dict) and record.get("id") in wanted_ids and record.get("error") is None:
-                finished[record["id"]] = record
-    return finished
+def settings_key(settings) -> str:
+    """A stable hash of everything that changes what the method is asked (kind, options, language pair)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def entry_key(entry: dict) -> str:
+    """A hash of the entry as the method sees it: an edited entry is translated again, the others not."""
+    return hashlib.sha256(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 def _parse(line: str):
@@ -41,53 +46,92 @@ def _parse(line: str):
         return None
 
 
-def apply_hooks(record: TranslationRecord, entry: dict, hooks, target_card: dict) -> None:
-    if record.prediction is None:
-        return
-    text = record.prediction
-    for name, hook in hooks:
-        repaired = hook(entry, text, target_card)
-        if repaired != text:
-            record.hooks_applied.append(name)
-        text = repaired
-    record.prediction = text
+class RecordStore:
+    """An append-only JSONL file: a header `{"settings": <key>}`, then one record per line, each with the
+    `input` hash of its entry. Held under an exclusive lock while a job writes it, so a job orphaned by a
+    killed Snakemake and its re-run never ask for the same entry at once: the second waits, then reuses."""
+
+    def __init__(self, path, key: str):
+        self.path = Path(path)
+        self.key = key
+        self.handle = None
+
+    def __enter__(self) -> "RecordStore":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "a+", encoding="utf-8")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        self.handle.seek(0)
+        header = _parse(self.handle.readline())
+        if header != {"settings": self.key}:  # new, or made under other settings: start over
+            self.handle.truncate(0)
+            self.handle.write(json.dumps({"settings": self.key}) + "\n")
+        elif not self._ends_with_newline():  # a torn last line: never glue the next record to it
+            self.handle.write("\n")
+        self.handle.flush()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.handle.close()  # releases the lock
+
+    def _ends_with_newline(self) -> bool:
+        self.handle.seek(0, 2)
+        size = self.handle.tell()
+        if size == 0:
+            return True
+        with open(self.path, "rb") as raw:
+            raw.seek(size - 1)
+            return raw.read(1) == b"\n"
+
+    def finished(self, entries: list[dict]) -> dict[str, dict]:
+        """Successful records of unchanged entries (later lines win); failed ones are redone."""
+        wanted = {e["id"]: entry_key(e) for e in entries}
+        found = {}
+        self.handle.seek(0)
+        self.handle.readline()
+        for line in self.handle:
+            record = _parse(line)
+            if (isinstance(record, dict) and record.get("error") is None
+                    and wanted.get(record.get("id")) == record.get("input")):
+                found[record["id"]] = {k: v for k, v in record.items() if k != "input"}
+        return found
+
+    def add(self, record: dict, entry: dict) -> None:
+        self.handle.write(json.dumps({**record, "input": entry_key(entry)}, ensure_ascii=False) + "\n")
+        self.handle.flush()
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
-def translate_corpus(translator, entries: list[dict], out_path, hooks=(), target_card=None,
-                     label: str = "translate", settings_key: str = "") -> dict:
-    """Translate what is not done yet, write `out_path`, return run metadata (elapsed, counts).
+def translate_corpus(translator, entries: list[dict], out_path, store_path=None, settings: str = "",
+                     label: str = "translate") -> dict:
+    """Translate what the store does not hold yet, write `out_path`, return run metadata.
 
-    `settings_key` identifies the method settings; records in the partial file made under other
-    settings are discarded. The partial file is kept while entries have errors, so a forced re-run
-    (`snakemake --forcerun translate`) retries only those.
+    `store_path` defaults to `<out_path>.partial`; `settings` identifies the method settings, and a store
+    written under other settings is started afresh.
     """
-    partial = partial_path(out_path)
-    partial.parent.mkdir(parents=True, exist_ok=True)
+    store_path = Path(store_path) if store_path else partial_path(out_path)
     by_id = {e["id"]: e for e in entries}
-    records = load_finished(partial, set(by_id), settings_key)
-    resumed = len(records)
-    resumed_seconds = sum(r.get("latency_s", 0.0) for r in records.values())
-    todo = [e for e in entries if e["id"] not in records]
-    started = time.perf_counter()
-    progress = Progress(len(todo), label)
-    if not records:
-        partial.write_text(json.dumps({"settings": settings_key}) + "\n", encoding="utf-8")
-    with open(partial, "a", encoding="utf-8") as sink:
-        for record in translator.translate(todo):
-            apply_hooks(record, by_id[record.id], hooks, target_card or {})
+    with RecordStore(store_path, settings) as store:
+        records = store.finished(entries)
+        resumed = len(records)
+        resumed_seconds = sum(r.get("latency_s", 0.0) for r in records.values())
+        todo = [e for e in entries if e["id"] not in records]
+        started = time.perf_counter()
+        progress = Progress(len(todo), label)
+        for record in translator.translate(todo) if todo else ():
             row = record.to_dict()
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-            sink.flush()
+            store.add(row, by_id[record.id])
             records[record.id] = row
             progress.advance()
-    progress.close()
-    for entry_id in by_id.keys() - records.keys():
-        records[entry_id] = TranslationRecord(entry_id, None, None, error="the method returned no output").to_dict()
-    ordered = [records[e["id"]] for e in entries]
-    write_jsonl_atomic(out_path, ordered)
-    errors = sum(r["error"] is not None for r in ordered)
-    if not errors:
-        partial.unlink()
+        progress.close()
+        for entry_id in by_id.keys() - records.keys():
+            records[entry_id] = TranslationRecord(entry_id, None, None, error="the method returned no output").to_dict()
+        ordered = [records[e["id"]] for e in entries]
+        write_jsonl_atomic(out_path, ordered)
+        errors = sum(r["error"] is not None for r in ordered)
+        if not errors and not getattr(translator, "keeps_records", False):
+            store.remove()
     return {
         # wall time of this run plus the recorded latency of entries finished by earlier runs
         "elapsed_seconds": time.perf_counter() - started + resumed_seconds,

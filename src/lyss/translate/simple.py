@@ -8,6 +8,22 @@ from lyss.io import iter_jsonl
 from lyss.translate.base import MethodContext, TranslationRecord
 
 
+def precomputed_path(options: dict, dataset: str, source: str, method: str) -> str:
+    """The file `paths` names for `dataset`; an InputError naming the key when there is none."""
+    paths = options.get("paths")
+    if "path" in options:
+        raise InputError(source, "a precomputed method takes `paths: {<dataset>: <file>}` (one file per dataset)",
+                         field=f"methods.{method}.path")
+    if not isinstance(paths, dict) or not paths:
+        raise InputError(source, "precomputed method needs `paths: {<dataset>: <file>}`",
+                         field=f"methods.{method}.paths")
+    if dataset not in paths:
+        raise InputError(source, f"no file for dataset {dataset!r}", field=f"methods.{method}.paths")
+    if not isinstance(paths[dataset], str) or not paths[dataset]:
+        raise InputError(source, "expected a file path", field=f"methods.{method}.paths.{dataset}")
+    return paths[dataset]
+
+
 class CopySource:
     """Returns the source unchanged: what a system that does nothing scores."""
 
@@ -20,14 +36,13 @@ class CopySource:
 
 
 class Precomputed:
-    """Reads system outputs made elsewhere: a text file with one line per corpus entry (in corpus
-    order) or a JSONL file of `{"id": …, "prediction": …}` objects."""
+    """Reads system outputs made elsewhere for one corpus: `paths: {<dataset>: <file>}` names, per dataset,
+    a text file with one line per corpus entry (in corpus order) or a JSONL file of
+    `{"id": …, "prediction": …}` objects. One file per dataset, because outputs of one corpus scored
+    against another are all wrong (lyss.translate.eligibility skips datasets without a file)."""
 
     def __init__(self, context: MethodContext):
-        path = context.options.get("path")
-        if not path:
-            raise InputError(context.source, "precomputed method needs 'path'", field=f"methods.{context.name}.path")
-        self.path = Path(path)
+        self.path = Path(precomputed_path(context.options, context.dataset, context.source, context.name))
         self.context = context
 
     def _load(self) -> dict[str, str]:
