@@ -30,9 +30,4 @@ rule score:
 rule score_all:
     """DVC stage target: every metric file."""
     input:
-        expand(
-            "results/metrics/{dataset}/{method}/{metric}.parquet",
-            dataset=DATASETS,
-            method=METHODS,
-            metric=METRICS,
-        ),
+        all_metric_files(),
