@@ -117,3 +117,77 @@ def test_schema_rejects_broken_cards(mutate):
     mutate(broken)
     with pytest.raises(jsonschema.ValidationError):
         validate_run_card(broken)
+
+
+def test_failed_reference_check_nulls_the_metric_and_renormalises():
+    card, results = make_card(failed_checks={"exact_match_rate": "fails its reference check (reference scores 0.5)"})
+    assert card["scores"]["exact_match_rate"] is None and card["scores"]["exact_matches"] is None
+    assert card["null_reasons"]["exact_match_rate"] == "fails its reference check (reference scores 0.5)"
+    # Profile B with chrF++ alone: the composite is chrF++/100
+    assert card["scores"]["composite"] == pytest.approx(results["chrf_plus_plus"].corpus_value / 100, abs=1e-6)
+    assert card["composite_profile"]["applied_weights"] == {"chrf_plus_plus": 1.0}
+
+
+def test_coverage_bar_nulls_weighted_metrics_and_every_card_records_coverage():
+    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_entries": 4})
+    # exact match is defined on all 4 entries (a missing output counts as a miss); chrF++ likewise
+    assert card["metric_coverage"]["exact_match_rate"] == {"entries": 4, "share": 1.0}
+    assert card["scores"]["exact_match_rate"] is not None
+    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_entries": 5})
+    assert card["scores"]["chrf_plus_plus"] is None and card["scores"]["composite"] is None
+    assert card["null_reasons"]["chrf_plus_plus"].startswith("only 4 entries contribute a value "
+                                                             "(composite.min_entries is 5)")
+    assert card["scores"]["bleu"] is not None  # not weighted: shown, weighs nothing
+
+
+def test_partial_composite_gets_no_tier():
+    # chrF++ (0.25) + exact match (0.10) = 35% of profile B's weight
+    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
+    assert card["composite_profile"]["weight_share"] == pytest.approx(0.35)
+    assert card["scores"]["quality_tier"] == "partial" and card["scores"]["composite"] is not None
+    validate_run_card(card)
+
+
+def test_methods_that_do_no_work_have_no_speed_and_unpriced_methods_no_cost():
+    records = [dict(r, latency_s=0.0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0) for r in RECORDS]
+    card, _ = make_card(records=records, kind="copy_source", priced=False)
+    assert all(card["scores"][k] is None for k in ("entries_per_minute", "avg_latency_seconds", "tokens_per_second"))
+    assert card["null_reasons"]["entries_per_minute"] == "copy_source does no translation work: there is nothing to time"
+    assert card["totals"]["cost_per_entry_usd"] is None and card["totals"]["total_cost_usd"] is None
+    assert "no price" in card["null_reasons"]["cost_per_entry_usd"]
+
+
+def test_uniform_batch_latency_has_no_median_or_p95():
+    records = [dict(r, latency_s=0.25) for r in RECORDS]
+    card, _ = make_card(records=records, kind="apertium")
+    assert card["scores"]["avg_latency_seconds"] == pytest.approx(0.25)
+    assert card["scores"]["median_latency_seconds"] is None and card["scores"]["p95_latency_seconds"] is None
+    assert "same share of the batch's time" in card["null_reasons"]["median_latency_seconds"]
+
+
+def test_a_rate_needs_measurable_wall_time():
+    from lyss.runcard import speed_scores
+
+    scores, reasons = speed_scores(RECORDS, 0.002, 54)
+    assert scores["entries_per_minute"] is None and scores["tokens_per_second"] is None
+    assert reasons["entries_per_minute"] == "the run took 0.002 s of wall time, too little to measure a rate"
+
+
+def test_caveats_count_only_entries_where_the_reference_is_not_flagged():
+    # every output is the first two characters of its reference: < 0.5× its length (length_deflation)
+    short = [dict(r, prediction=e["reference"][:2]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
+    card, _ = make_card(records=short)
+    assert [c["id"] for c in card["score_caveats"]] == ["length_deflation"]
+    assert card["score_caveats"][0]["entries"] == 4
+    # where the references themselves are flagged, those entries do not count: 2 of 4 remain (50%)
+    flags = {"length_deflation": np.array([True, True, False, False])}
+    card, _ = make_card(records=short, reference_flags=flags)
+    assert card["score_caveats"][0]["entries"] == 2 and card["score_caveats"][0]["share"] == 0.5
+
+
+def test_validation_status_and_provisional_tier():
+    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "evidence"})
+    assert card["tier_status"] == "provisional"
+    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "validated"})
+    assert card["tier_status"] == "validated"
+    validate_run_card(card)
