@@ -152,7 +152,8 @@ def test_methods_that_do_no_work_have_no_speed_and_unpriced_methods_no_cost():
     records = [dict(r, latency_s=0.0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0) for r in RECORDS]
     card, _ = make_card(records=records, kind="copy_source", priced=False)
     assert all(card["scores"][k] is None for k in ("entries_per_minute", "avg_latency_seconds", "tokens_per_second"))
-    assert card["null_reasons"]["entries_per_minute"] == "copy_source does no translation work: there is nothing to time"
+    assert card["null_reasons"]["entries_per_minute"] == (
+        "copy_source does no translation work: there is nothing to time")
     assert card["totals"]["cost_per_entry_usd"] is None and card["totals"]["total_cost_usd"] is None
     assert "no price" in card["null_reasons"]["cost_per_entry_usd"]
 
