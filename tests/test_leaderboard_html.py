@@ -185,7 +185,7 @@ def test_star_skips_the_oracle_gated_and_partial_runs_and_the_oracle_row_comes_l
     assert page.index('data-method="other"') < page.index('data-method="reference"')
     assert "Partial" in row["part"] and "25% of the profile" in row["part"]
     assert "semantic_score (reference scores 0.9335)" in page
-    assert "semantic_score: invalid here" in page
+    assert "unvalidated: chrf_plus_plus, composite; invalid here: semantic_score" in page
 
 
 def test_markdown_shows_the_oracle_unranked_and_provisional_tiers():

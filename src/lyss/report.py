@@ -15,6 +15,10 @@ SUMMARY_SCORES = [
 SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
 
 
+# §1.6 statuses, strongest first (lyss.validation_status).
+STATUS_ORDER = ("validated", "evidence", "unvalidated", "invalid here")
+
+
 def summary(cards: list[dict]) -> dict:
     out: dict = {}
     for card in cards:
@@ -93,8 +97,12 @@ def dataset_notes(group: list[dict]) -> list[str]:
                      + ", ".join(f"{m} (reference scores {v:g})" for m, v in sorted(failed.items())))
     status = card.get("validation_status") or {}
     if status:
+        grouped: dict[str, list[str]] = {}
+        for metric, value in sorted(status.items()):
+            grouped.setdefault(value, []).append(metric)
         notes.append("Validation status (§1.6) on " + card["dataset"]["language_pair"] + ": "
-                     + ", ".join(f"{m}: {v}" for m, v in sorted(status.items())))
+                     + "; ".join(f"{value}: {', '.join(grouped[value])}" for value in STATUS_ORDER
+                                 if value in grouped))
     return notes
 
 
