@@ -192,3 +192,10 @@ def test_validation_status_and_provisional_tier():
     card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "validated"})
     assert card["tier_status"] == "validated"
     validate_run_card(card)
+
+
+def test_the_caveat_gate_holds_a_partial_composite_at_baseline():
+    short = [dict(r, prediction=e["reference"][:2]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
+    card, _ = make_card(records=short, composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
+    assert card["scores"]["quality_tier"] == "baseline"
+    assert card["tier_gate"] == {"enabled": True, "ungated_tier": "partial", "applied": True}

@@ -219,12 +219,11 @@ def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | Non
     """Raise the anti-gaming caveats and gate `scores["quality_tier"]` in place (our extension to the
     spec); returns the caveats and the gate record for the card. `misaligned` comes from the
     semantic metric's per-entry file when it was scored, so aggregation runs no embedding model;
-    `reference_flags` exempts entries where the reference itself shows a pattern. A partial composite
-    has no tier to gate."""
+    `reference_flags` exempts entries where the reference itself shows a pattern. The gate holds a
+    partial composite at baseline too: a degenerate output is a stronger verdict than a thin composite."""
     caveats = score_caveats(entries, predictions, caveat_settings, misaligned, reference_flags)
     ungated = scores["quality_tier"]
-    if ungated != PARTIAL_TIER:
-        scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
+    scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
                      "applied": scores["quality_tier"] != ungated}
 
