@@ -141,8 +141,9 @@ def test_coverage_bar_nulls_weighted_metrics_and_every_card_records_coverage():
 
 
 def test_partial_composite_gets_no_tier():
-    # chrF++ (0.25) + exact match (0.10) = 35% of profile B's weight
-    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
+    # chrF++ (0.25) + exact match (0.10) = 35% of profile B's weight; every entry has an output (no caveat)
+    complete = RECORDS[:3] + [dict(RECORDS[3], prediction="¿Dónde?", error=None)]
+    card, _ = make_card(records=complete, composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
     assert card["composite_profile"]["weight_share"] == pytest.approx(0.35)
     assert card["scores"]["quality_tier"] == "partial" and card["scores"]["composite"] is not None
     validate_run_card(card)
