@@ -1,11 +1,15 @@
 rule aggregate:
-    """The run card: composite, tier, cost, speed and confidence intervals from the metric files."""
+    """The run card: composite, tier, cost, speed and confidence intervals from the metric files, each
+    metric checked against the reference oracle's files and the human evidence of the language pair.
+    """
     input:
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
         translations="results/translations/{dataset}/{method}.jsonl",
         translation_meta="results/translations/{dataset}/{method}.meta.json",
         metrics=metric_files,
+        reference_metrics=reference_metric_files,
+        evidence=evidence_dirs,
         languages=language_cards,
     output:
         "results/runs/{dataset}/{method}.json",
@@ -18,6 +22,10 @@ rule aggregate:
     params:
         method=lambda wc: config["methods"][wc.method],
         composite=config["composite"],
+        oracle=config.get("oracle", {}),
+        # whether the method's model has a price row: without one its cost was not measured
+        priced=lambda wc: config["methods"][wc.method].get("model")
+        in config.get("prices", {}),
         tiers=config["tiers"],
         caveats=config["caveats"],
         stats=config["stats"],

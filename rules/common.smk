@@ -1,9 +1,11 @@
 # Config validation and target lists derived from params.yaml (nothing is hand-listed).
 import functools
 import sys
+from types import SimpleNamespace
 
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_params
+from lyss.errors import InputError
 from lyss.pipeline import dataset_language_pair
 from lyss.translate.eligibility import select_methods
 from lyss.translate.hooks import check_method_hooks
@@ -14,6 +16,16 @@ for warning in check_params(config):
 check_method_hooks(config["methods"])
 
 DATASETS = list(config["datasets"])
+# The reference oracle (docs/oracle.md): every dataset gets a method that outputs its references, scored
+# like any method; aggregation checks each metric against it. Its name is reserved.
+ORACLE = "reference"
+if ORACLE in config["methods"]:
+    raise InputError(
+        "params.yaml",
+        "the method name 'reference' is reserved for the reference oracle",
+        field=f"methods.{ORACLE}",
+    )
+config["methods"][ORACLE] = {"kind": "reference"}
 METRICS = list(config["metrics"])
 LANGUAGES_DIR = config.get("languages_dir", "data/languages")
 VALIDATION_PARTS = list(config.get("validation", {}))
@@ -65,7 +77,7 @@ def dataset_language_cards(dataset):
 @functools.cache
 def method_selection(dataset):
     """`datasets.<name>.methods`, or every method that can serve the dataset's language pair
-    (lyss.translate.eligibility); the others are skipped with a reason (results/skipped/).
+    (lyss.translate.eligibility), then the reference oracle; the others are skipped with a reason (results/skipped/).
     """
     pair = "-".join(dataset_language_pair(config["datasets"][dataset]["path"]))
     return select_methods(config["methods"], dataset, config["datasets"][dataset], pair)
@@ -73,9 +85,7 @@ def method_selection(dataset):
 
 def dataset_methods(dataset):
     """The methods scored on `dataset`, in order: every target list is built from this."""
-    methods = list(method_selection(dataset).methods)
-    # Contract 1 (helper "oracle"): the always-present `reference` method is appended here, last.
-    return methods
+    return [m for m in method_selection(dataset).methods if m != ORACLE] + [ORACLE]
 
 
 def skipped_methods(dataset):
@@ -120,6 +130,11 @@ def metric_files(wildcards):
     )
 
 
+def reference_metric_files(wildcards):
+    """The oracle's metric files, which every run card of the dataset is checked against."""
+    return metric_files(SimpleNamespace(dataset=wildcards.dataset, method=ORACLE))
+
+
 def dataset_metric_files(wildcards):
     return expand(
         "results/metrics/{dataset}/{method}/{metric}.parquet",
@@ -127,6 +142,14 @@ def dataset_metric_files(wildcards):
         method=dataset_methods(wildcards.dataset),
         metric=METRICS,
     )
+
+
+def all_metric_files():
+    return [
+        path
+        for dataset in DATASETS
+        for path in dataset_metric_files(SimpleNamespace(dataset=dataset))
+    ]
 
 
 def run_cards():
@@ -137,13 +160,27 @@ def run_cards():
     ]
 
 
+def rated_datasets():
+    return [d for d in DATASETS if config["datasets"][d].get("human_scores")]
+
+
+def evidence_dirs(wildcards):
+    """The human-judgment studies of rated datasets in this dataset's language pair (contract 4): a run
+    card's validation status comes from them."""
+    pair = dataset_language_pair(config["datasets"][wildcards.dataset]["path"])
+    return [
+        f"results/validation/datasets/{d}"
+        for d in rated_datasets()
+        if dataset_language_pair(config["datasets"][d]["path"]) == pair
+    ]
+
+
 def significance_files():
     return expand("results/significance/{dataset}.json", dataset=DATASETS)
 
 
 def validation_outputs():
     """The configured validation parts, and the agreement study of every dataset with human scores."""
-    rated = [d for d in DATASETS if config["datasets"][d].get("human_scores")]
     return expand("results/validation/{part}", part=VALIDATION_PARTS) + expand(
-        "results/validation/datasets/{dataset}", dataset=rated
+        "results/validation/datasets/{dataset}", dataset=rated_datasets()
     )

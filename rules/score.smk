@@ -31,9 +31,4 @@ rule score:
 rule score_all:
     """DVC stage target: every metric file."""
     input:
-        [
-            f"results/metrics/{dataset}/{method}/{metric}.parquet"
-            for dataset in DATASETS
-            for method in dataset_methods(dataset)
-            for metric in METRICS
-        ],
+        all_metric_files(),

@@ -194,8 +194,52 @@ def test_score_json_carries_caveats_and_the_gated_tier(tmp_path, capsys):
     ref = tmp_path / "ref.txt"
     src.write_text("The cat sleeps.\nI like dogs.\nOpen the file.\nGood morning.\nSee you tomorrow.\n")
     ref.write_text("El gato duerme.\nMe gustan los perros.\nAbre el archivo.\nBuenos días.\nHasta mañana.\n")
+    # five segments and two of profile B's metrics: the coverage and partial bars are lowered so that the
+    # composite has a tier for the gate to hold
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    params["composite"].update(min_entries=1, min_weight_share=0.0)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
     assert main(["score", "--source", str(src), "--reference", str(ref), "--hypothesis", str(src),
-                 "--lang-pair", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate", "--json"]) == 0
+                 "--lang-pair", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate", "--json",
+                 "--params", str(tmp_path / "params.yaml")]) == 0
     block = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in block["score_caveats"]] == ["source_copy"]
     assert block["scores"]["quality_tier"] == "baseline" and block["tier_gate"]["enabled"] is True
+
+
+def test_score_shows_the_oracle_and_nulls_a_metric_that_fails_its_reference_check(files, capsys, tmp_path):
+    paths, texts, common = files
+    # The reference scored as the hypothesis: chrF++ 100, exact match 1, length ratio 1 (their ideals).
+    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
+                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate,length_ratio", "--json",
+                       *common)
+    assert code == 0
+    block = json.loads(out)
+    checks = block["oracle"]["reference_check"]
+    assert {m: (c["reference_value"], c["passed"]) for m, c in checks.items()} == {
+        "chrf_plus_plus": (100.0, True), "exact_match_rate": (1.0, True), "length_ratio": (1.0, True)}
+    assert block["oracle"]["composite"] == 1.0
+    # The oracle's own files: a hypothesis equal to the reference is fluent (not partial: FAST_WEIGHTS are
+    # exactly chrF++ and exact match, 100% of the profile's weight)
+    assert block["oracle"]["quality_tier"] == "fluent"
+    assert block["composite_profile"]["weight_share"] == 1.0
+
+
+def test_score_with_one_metric_is_a_partial_composite(files, capsys, tmp_path):
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
+                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", *common)
+    assert code == 0
+    # chrF++ carries 0.25 of FAST_WEIGHTS' 0.35: 71% ≥ 50%, a full composite; drop the bar's share to check
+    assert "composite over chrf_plus_plus (71% of profile A's weight)" in out
+    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
+    params["composite"]["min_weight_share"] = 0.8
+    strict = tmp_path / "params.yaml"
+    strict.write_text(yaml.safe_dump(params), encoding="utf-8")
+    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
+                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", "--json", "--params", str(strict),
+                       "--languages", common[3])
+    block = json.loads(out)
+    assert block["scores"]["quality_tier"] == "partial"
+    assert block["scores"]["composite"] == pytest.approx(
+        CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score / 100, abs=1e-6)

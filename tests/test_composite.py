@@ -76,3 +76,48 @@ def test_profile_selection(tmp_path):
     analyzer.write_bytes(b"")
     assert select_profile({"fst_analyzer": {"backend": "hfstol", "path": str(analyzer)}}) == "A"
     assert select_profile({"name": "German"}) == "B" and select_profile(None) == "B"
+
+
+def test_resamples_with_an_undefined_metric_renormalise_instead_of_vanishing():
+    weights = {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10, "semantic_score": 0.25}
+    scores = {"chrf_plus_plus": np.array([60.0, 40.0]), "exact_match_rate": np.array([0.3, np.nan]),
+              "semantic_score": np.array([np.nan, np.nan])}
+    # resample 1: (0.25·0.6 + 0.10·0.3) / 0.35; resample 2: chrF++ alone, 0.4
+    assert composite(scores, weights, NORM) == pytest.approx([(0.15 + 0.03) / 0.35, 0.4])
+    nothing = {"chrf_plus_plus": np.array([np.nan]), "exact_match_rate": np.array([np.nan])}
+    assert np.isnan(composite(nothing, weights, NORM)).all()
+
+
+def test_coverage_bar():
+    from lyss.composite import coverage, coverage_reason
+
+    settings = {"min_entries": 30, "min_coverage": 0.1}
+    sparse = np.full(197, np.nan)
+    sparse[[4, 50, 120]] = 1.0  # the demo's morphological annotations: 3 of 197 entries
+    assert coverage(sparse) == (3, pytest.approx(3 / 197))
+    assert coverage_reason(3, 3 / 197, settings) == (
+        "only 3 entries contribute a value (composite.min_entries is 30): too little evidence to weigh in the "
+        "composite")
+    assert coverage_reason(30, 30 / 197, settings) is None
+    assert coverage_reason(40, 40 / 500, settings) == (
+        "only 8.0% of entries contribute a value (composite.min_coverage is 10%): too little evidence to weigh "
+        "in the composite")
+
+
+def test_weight_share_and_partial():
+    from lyss.composite import partial, weight_share
+
+    only_chrf = {"chrf_plus_plus": 57.3}
+    assert weight_share(only_chrf, SPEC_B) == pytest.approx(0.25)
+    assert partial(0.25, {"min_weight_share": 0.5}) and not partial(0.5, {"min_weight_share": 0.5})
+    assert partial(0.35, {})  # default 0.5
+
+
+def test_named_profile_selection():
+    from lyss.errors import InputError
+
+    settings = {"profile": "fitted", "profiles": {"A": SPEC_A, "B": SPEC_B, "fitted": {"chrf_plus_plus": 1.0}}}
+    assert select_profile(None, settings) == "fitted"
+    assert select_profile(None, {**settings, "profile": "auto"}) == "B"
+    with pytest.raises(InputError, match="composite.profile"):
+        select_profile(None, {**settings, "profile": "nope"})

@@ -138,3 +138,27 @@ def test_unavailable_metrics_are_left_out():
     out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=20, seed=1)
     assert "fst_acceptance_rate" not in out["confidence_intervals"]
     assert composite_statistic({"x": results["fst_acceptance_rate"]}, {"x": 1.0}, {}) is None
+
+
+def test_no_resample_is_dropped_from_the_composite_and_undefined_ones_are_counted():
+    entries, hyps = corpus(12)
+    results = score(entries, hyps)
+    # a weighted mean metric defined on 2 entries only: undefined in every resample that misses both
+    sparse = np.full(12, np.nan)
+    sparse[[3, 7]] = [0.5, 1.0]
+    results["semantic_score"] = MetricResult("semantic_score", sparse, 0.75)
+    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=300, seed=5)
+    # independently: numpy's draws (as sacrebleu draws them) and the resamples that contain neither entry
+    indices = np.random.default_rng(5).choice(12, size=(300, 12), replace=True)
+    missing = int(sum(not ({3, 7} & set(row)) for row in indices))
+    assert missing > 0
+    assert out["bootstrap"]["undefined_resamples"]["semantic_score"] == missing
+    assert out["confidence_intervals"]["composite"]["undefined_resamples"] == 0
+    assert out["confidence_intervals"]["composite"]["renormalised_resamples"] == missing
+    # the composite of such a resample is that of chrF++ and exact match alone, renormalised
+    samples = bootstrap_scores([corpus_statistic(results[m]) for m in ("chrf_plus_plus", "exact_match_rate")],
+                               300, seed=5)
+    row = next(r for r, idx in enumerate(indices) if not ({3, 7} & set(idx)))
+    combined = composite_statistic(results, WEIGHTS, NORMALISATION)
+    resampled = bootstrap_scores([combined], 300, seed=5)[0]
+    assert resampled[row] == pytest.approx((0.25 * samples[0][row] / 100 + 0.10 * samples[1][row]) / 0.35)

@@ -126,7 +126,8 @@ def test_table_renders_and_sorts_in_chromium(browser, tmp_path):
     composite = browser.find_element("css selector", 'th[data-sort="composite"]')
     assert composite.get_attribute("aria-sort") == "descending"
     first_cells = [c.text for c in browser.find_elements("css selector", "tbody tr:first-child td")]
-    assert first_cells[:4] == ["1", "bravo★\ncopy_source", "Deployable", "0.712 [0.690, 0.730]"]
+    # no evidence that the composite agrees with people on eng-spa: the tier is provisional (§1.6)
+    assert first_cells[:4] == ["1", "bravo★\ncopy_source", "Deployable\nprovisional", "0.712 [0.690, 0.730]"]
 
     # cost: cheapest first, the run without a cost last; a second click reverses, unknown still last
     assert _click(browser, "cost") == "ascending"
@@ -149,3 +150,51 @@ def test_table_renders_and_sorts_in_chromium(browser, tmp_path):
     # nothing was fetched: the page is one file
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     assert browser.execute_script("return document.querySelectorAll('script[src], link[href]').length") == 0
+
+
+def oracle_cards():
+    """A reference oracle above every system, a gated run and a partial one above the best eligible system."""
+    reference = make_card(method="reference", fingerprint="e", composite=0.98, tier="fluent")
+    reference["method"]["kind"] = "reference"
+    reference["reference_check"] = {
+        "semantic_score": {"reference_value": 0.9335, "ideal": 1.0, "direction": "higher", "passed": False},
+        "chrf_plus_plus": {"reference_value": 100.0, "ideal": 100.0, "direction": "higher", "passed": True}}
+    reference["validation_status"] = {"chrf_plus_plus": "unvalidated", "semantic_score": "invalid here",
+                                      "composite": "unvalidated"}
+    gated = make_card(method="gated", fingerprint="f", composite=0.9, tier="baseline")
+    gated["tier_gate"] = {"enabled": True, "ungated_tier": "fluent", "applied": True}
+    part = make_card(method="part", fingerprint="1", composite=0.8, tier="partial")
+    part["composite_profile"]["weight_share"] = 0.25
+    system = make_card(method="system", fingerprint="2", composite=0.6, tier="functional")
+    other = make_card(method="other", fingerprint="3", composite=0.55, tier="functional")
+    return [reference, gated, part, system, other]
+
+
+ORACLE_SIGNIFICANCE = {"demo": {"warnings": [], "comparisons": [
+    {"baseline": "other", "system": "system", "metric": "composite", "p_bs_holm": 0.4, "significant": False},
+    {"baseline": "reference", "system": "system", "metric": "composite", "p_bs_holm": 0.001, "significant": True}]}}
+
+
+def test_star_skips_the_oracle_gated_and_partial_runs_and_the_oracle_row_comes_last():
+    page = leaderboard_html(oracle_cards(), ORACLE_SIGNIFICANCE)
+    row = {m: re.search(rf'<tr data-method="{m}"[^>]*>.*?</tr>', page).group(0)
+           for m in ("reference", "gated", "part", "system", "other")}
+    assert "★" in row["system"] and "≈" in row["other"]
+    assert all("★" not in row[m] and "≈" not in row[m] for m in ("reference", "gated", "part"))
+    assert row["reference"].startswith('<tr data-method="reference" class="oracle"><td>—</td>')
+    assert page.index('data-method="other"') < page.index('data-method="reference"')
+    assert "Partial" in row["part"] and "25% of the profile" in row["part"]
+    assert "semantic_score (reference scores 0.9335)" in page
+    assert "unvalidated: chrf_plus_plus, composite; invalid here: semantic_score" in page
+
+
+def test_markdown_shows_the_oracle_unranked_and_provisional_tiers():
+    from lyss.report import leaderboard_markdown
+
+    board = leaderboard_markdown(oracle_cards(), ORACLE_SIGNIFICANCE)
+    lines = [line for line in board.splitlines() if line.startswith("| ")]
+    assert lines[1].startswith("| 1 | gated | 0.9000")
+    assert lines[3].startswith("| 3 | system ★ | 0.6000") and "functional (provisional)" in lines[3]
+    assert lines[4].startswith("| 4 | other ≈ |")
+    assert lines[5].startswith("| — | reference (oracle) | 0.9800")
+    assert "| part | 0.8000 [0.4500, 0.5500] | partial |" in lines[2]

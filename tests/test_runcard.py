@@ -11,6 +11,8 @@ from lyss.metrics import ScoringInput, get_metric
 from lyss.runcard import build_run_card, validate_run_card
 
 PARAMS = yaml.safe_load(open("params.yaml"))
+# A four-entry toy corpus: the coverage and partial-composite bars are off here; tests below set them.
+TOY_COMPOSITE = {**PARAMS["composite"], "min_entries": 1, "min_coverage": 0.0, "min_weight_share": 0.0}
 SPEC_SCORE_KEYS = ["exact_match_rate", "exact_matches", "equivalent_match_rate", "equivalent_matches",
                    "chrf_plus_plus", "bleu", "ter", "length_ratio", "fst_acceptance_rate", "fst_accepted",
                    "morphological_accuracy", "orthographic_accuracy", "semantic_score", "comet_score", "comet_model",
@@ -39,15 +41,16 @@ RECORDS = [
 ]
 
 
-def make_card():
-    data = ScoringInput(ENTRIES, [r["prediction"] for r in RECORDS], [r["prediction"] for r in RECORDS], "eng", "spa")
+def make_card(composite_settings=TOY_COMPOSITE, records=RECORDS, kind="openai_compatible", priced=True,
+              **extra):
+    data = ScoringInput(ENTRIES, [r["prediction"] for r in records], [r["prediction"] for r in records], "eng", "spa")
     results = {m: get_metric(m).score(data) for m in ("exact_match_rate", "chrf_plus_plus", "bleu")}
     return build_run_card(
         dataset={"id": "toy", "language_pair": "eng-spa", "fingerprint": "f"},
-        method={"name": "llm", "kind": "openai_compatible", "model": "tiny-model"},
-        results=results, records=RECORDS, entries=ENTRIES, translation_meta={"elapsed_seconds": 8.0},
-        composite_settings=PARAMS["composite"], tiers=PARAMS["tiers"], caveat_settings=PARAMS["caveats"], profile="B",
-        fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"},
+        method={"name": "llm", "kind": kind, "model": "tiny-model"},
+        results=results, records=records, entries=ENTRIES, translation_meta={"elapsed_seconds": 8.0},
+        composite_settings=composite_settings, tiers=PARAMS["tiers"], caveat_settings=PARAMS["caveats"], profile="B",
+        fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"}, priced=priced, **extra,
     ), results
 
 
@@ -87,9 +90,10 @@ def test_totals_cost_and_speed_hand_computed():
     assert totals["cost_per_source_char"] == pytest.approx(0.006 / 36)
     assert scores["tokens_per_second"] == pytest.approx(54 / 8)
     assert scores["entries_per_minute"] == pytest.approx(4 / (8 / 60))
-    assert scores["avg_latency_seconds"] == pytest.approx(2.0)  # the failed entry is not a latency sample
-    assert scores["median_latency_seconds"] == pytest.approx(2.0)
-    assert scores["p95_latency_seconds"] == pytest.approx(2.9)  # numpy linear interpolation: 2 + 0.9·(3−2)
+    # §7: Σ latency_s / n_entries over all four entries (the failed request took time too)
+    assert scores["avg_latency_seconds"] == pytest.approx((1 + 2 + 3 + 4) / 4)
+    assert scores["median_latency_seconds"] == pytest.approx(2.5)
+    assert scores["p95_latency_seconds"] == pytest.approx(3.85)  # numpy linear interpolation: 3 + 0.85·(4−3)
     assert (scores["total"], scores["evaluated"], scores["errors"]) == (4, 3, 1)
     assert scores["cost_adjusted"] == pytest.approx(scores["composite"] / np.log2(1 + 1.5))
 
@@ -113,3 +117,86 @@ def test_schema_rejects_broken_cards(mutate):
     mutate(broken)
     with pytest.raises(jsonschema.ValidationError):
         validate_run_card(broken)
+
+
+def test_failed_reference_check_nulls_the_metric_and_renormalises():
+    card, results = make_card(failed_checks={"exact_match_rate": "fails its reference check (reference scores 0.5)"})
+    assert card["scores"]["exact_match_rate"] is None and card["scores"]["exact_matches"] is None
+    assert card["null_reasons"]["exact_match_rate"] == "fails its reference check (reference scores 0.5)"
+    # Profile B with chrF++ alone: the composite is chrF++/100
+    assert card["scores"]["composite"] == pytest.approx(results["chrf_plus_plus"].corpus_value / 100, abs=1e-6)
+    assert card["composite_profile"]["applied_weights"] == {"chrf_plus_plus": 1.0}
+
+
+def test_coverage_bar_nulls_weighted_metrics_and_every_card_records_coverage():
+    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_entries": 4})
+    # exact match is defined on all 4 entries (a missing output counts as a miss); chrF++ likewise
+    assert card["metric_coverage"]["exact_match_rate"] == {"entries": 4, "share": 1.0}
+    assert card["scores"]["exact_match_rate"] is not None
+    card, _ = make_card(composite_settings={**TOY_COMPOSITE, "min_entries": 5})
+    assert card["scores"]["chrf_plus_plus"] is None and card["scores"]["composite"] is None
+    assert card["null_reasons"]["chrf_plus_plus"].startswith("only 4 entries contribute a value "
+                                                             "(composite.min_entries is 5)")
+    assert card["scores"]["bleu"] is not None  # not weighted: shown, weighs nothing
+
+
+def test_partial_composite_gets_no_tier():
+    # chrF++ (0.25) + exact match (0.10) = 35% of profile B's weight; every entry has an output (no caveat)
+    complete = RECORDS[:3] + [dict(RECORDS[3], prediction="¿Dónde?", error=None)]
+    card, _ = make_card(records=complete, composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
+    assert card["composite_profile"]["weight_share"] == pytest.approx(0.35)
+    assert card["scores"]["quality_tier"] == "partial" and card["scores"]["composite"] is not None
+    validate_run_card(card)
+
+
+def test_methods_that_do_no_work_have_no_speed_and_unpriced_methods_no_cost():
+    records = [dict(r, latency_s=0.0, prompt_tokens=0, completion_tokens=0, cost_usd=0.0) for r in RECORDS]
+    card, _ = make_card(records=records, kind="copy_source", priced=False)
+    assert all(card["scores"][k] is None for k in ("entries_per_minute", "avg_latency_seconds", "tokens_per_second"))
+    assert card["null_reasons"]["entries_per_minute"] == (
+        "copy_source does no translation work: there is nothing to time")
+    assert card["totals"]["cost_per_entry_usd"] is None and card["totals"]["total_cost_usd"] is None
+    assert "no price" in card["null_reasons"]["cost_per_entry_usd"]
+
+
+def test_uniform_batch_latency_has_no_median_or_p95():
+    records = [dict(r, latency_s=0.25) for r in RECORDS]
+    card, _ = make_card(records=records, kind="apertium")
+    assert card["scores"]["avg_latency_seconds"] == pytest.approx(0.25)
+    assert card["scores"]["median_latency_seconds"] is None and card["scores"]["p95_latency_seconds"] is None
+    assert "same share of the batch's time" in card["null_reasons"]["median_latency_seconds"]
+
+
+def test_a_rate_needs_measurable_wall_time():
+    from lyss.runcard import speed_scores
+
+    scores, reasons = speed_scores(RECORDS, 0.002, 54)
+    assert scores["entries_per_minute"] is None and scores["tokens_per_second"] is None
+    assert reasons["entries_per_minute"] == "the run took 0.002 s of wall time, too little to measure a rate"
+
+
+def test_caveats_count_only_entries_where_the_reference_is_not_flagged():
+    # every output is the first two characters of its reference: < 0.5× its length (length_deflation)
+    short = [dict(r, prediction=e["reference"][:2]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
+    card, _ = make_card(records=short)
+    assert [c["id"] for c in card["score_caveats"]] == ["length_deflation"]
+    assert card["score_caveats"][0]["entries"] == 4
+    # where the references themselves are flagged, those entries do not count: 2 of 4 remain (50%)
+    flags = {"length_deflation": np.array([True, True, False, False])}
+    card, _ = make_card(records=short, reference_flags=flags)
+    assert card["score_caveats"][0]["entries"] == 2 and card["score_caveats"][0]["share"] == 0.5
+
+
+def test_validation_status_and_provisional_tier():
+    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "evidence"})
+    assert card["tier_status"] == "provisional"
+    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "validated"})
+    assert card["tier_status"] == "validated"
+    validate_run_card(card)
+
+
+def test_the_caveat_gate_holds_a_partial_composite_at_baseline():
+    short = [dict(r, prediction=e["reference"][:2]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
+    card, _ = make_card(records=short, composite_settings={**TOY_COMPOSITE, "min_weight_share": 0.5})
+    assert card["scores"]["quality_tier"] == "baseline"
+    assert card["tier_gate"] == {"enabled": True, "ungated_tier": "partial", "applied": True}

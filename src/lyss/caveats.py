@@ -97,16 +97,20 @@ def entry_flags(entries: list[dict], predictions: list[str | None], settings: di
 
 
 def score_caveats(entries: list[dict], predictions: list[str | None], settings: dict,
-                  misaligned: np.ndarray | None = None) -> list[dict]:
+                  misaligned: np.ndarray | None = None, reference_flags: dict | None = None) -> list[dict]:
     """The caveats a run raises: `{id, share, threshold, entries, message}` for each pattern whose share
     of entries reaches its threshold, in a fixed order. `settings` is params.yaml's `caveats` section;
-    a pattern without a threshold there is not raised."""
+    a pattern without a threshold there is not raised. With `reference_flags` (`entry_flags` of the
+    references themselves) an entry counts only where the reference does not show the pattern: a check
+    that flags the reference is not evidence against an output (lyss.oracle)."""
     if not entries:
         return []
     thresholds = settings["thresholds"]
     low, high = settings["length_ratio_low"], settings["length_ratio_high"]
     raised = []
     for caveat, flags in entry_flags(entries, predictions, settings, misaligned).items():
+        if reference_flags is not None and caveat in reference_flags:
+            flags = flags & ~reference_flags[caveat]
         share = float(np.mean(flags))
         threshold = thresholds.get(caveat)
         if threshold is not None and share >= threshold:

@@ -5,8 +5,9 @@ scoring wrote (never by re-scoring strings).
 per-entry rows; the run-card CIs, the significance step and `lyss score`/`lyss compare` all use it.
 Count-based metrics (chrF++, BLEU, TER) resample sacrebleu's sufficient statistics and re-apply the
 corpus formula; other metrics resample their per-entry values (or, for a rate over words, the two
-summed counts). The composite resamples entries and recomputes every metric, then the composite with the
-same renormalised weights (§4.1).
+summed counts). The composite resamples entries and recomputes every metric, then the composite,
+renormalising the weights within each resample over the metrics defined there (§4.1), so no resample is
+dropped; the card counts, per statistic, the resamples where it was undefined.
 """
 
 import numpy as np
@@ -74,9 +75,11 @@ def composite_statistic(results: dict[str, MetricResult], weights: dict, normali
 
 
 def _interval(samples, alpha: float) -> dict:
+    """The percentile interval and how many resamples left the statistic undefined (outside the CI)."""
     lower, upper = percentile_ci(samples, alpha)
     return {"ci_lower": None if lower is None else round(lower, 6),
-            "ci_upper": None if upper is None else round(upper, 6)}
+            "ci_upper": None if upper is None else round(upper, 6),
+            "undefined_resamples": int(np.sum(~np.isfinite(samples)))}
 
 
 def _few_entries(what: str, n: int, min_entries: int) -> str:
@@ -111,10 +114,18 @@ def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], 
         warnings.append("no confidence interval for composite: a weighted metric cannot be recomputed "
                         "from its per-entry rows")
 
-    intervals = {}
+    intervals, undefined = {}, {}
+    parts = {m: corpus_statistic(results[m]) for m in weights if m in results and results[m].available}
+    parts = {m: p for m, p in parts.items() if p is not None and m not in statistics}
     if statistics and entries:
-        samples = bootstrap_scores(list(statistics.values()), n_resamples, seed)
-        intervals = {m: _interval(s, alpha) for m, s in zip(statistics, samples, strict=True)}
+        samples = bootstrap_scores(list(statistics.values()) + list(parts.values()), n_resamples, seed)
+        by_name = dict(zip(list(statistics) + list(parts), samples, strict=True))
+        intervals = {m: _interval(by_name[m], alpha) for m in statistics}
+        undefined = {m: int(np.sum(~np.isfinite(s))) for m, s in by_name.items()}
+        if "composite" in intervals:
+            weighted = [by_name[m] for m in weights if m in by_name and m != "composite"]
+            renormalised = int(np.sum(np.any(~np.isfinite(np.vstack(weighted)), axis=0))) if weighted else 0
+            intervals["composite"]["renormalised_resamples"] = renormalised
     if intervals and len(entries) < min_entries:
         warnings.append(_few_entries("the corpus", len(entries), min_entries))
 
@@ -131,4 +142,6 @@ def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], 
             by_tier[tier] = {key: _interval(s, alpha) for key, s in zip(tier_stats, samples, strict=True)}
         if tier_stats and len(rows) < min_entries:
             warnings.append(_few_entries(f"difficulty tier {tier}", len(rows), min_entries))
-    return {"confidence_intervals": intervals, "confidence_intervals_by_tier": by_tier, "warnings": warnings}
+    bootstrap = {"resamples": n_resamples if intervals else 0, "undefined_resamples": undefined}
+    return {"confidence_intervals": intervals, "confidence_intervals_by_tier": by_tier, "warnings": warnings,
+            "bootstrap": bootstrap}

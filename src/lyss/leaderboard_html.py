@@ -13,10 +13,10 @@ significance file's own warnings.
 import html
 import json
 
-from lyss.report import ranked
+from lyss.report import best_marks, dataset_notes, is_oracle, ranked
 
 TIER_LABELS = {"fluent": "Fluent", "deployable": "Deployable", "functional": "Functional", "emerging": "Emerging",
-               "baseline": "Baseline", "unscored": "Unscored"}
+               "baseline": "Baseline", "unscored": "Unscored", "partial": "Partial"}
 
 # (key, header, card path, first click direction, digits) of the sortable numeric columns.
 SORTABLE = [
@@ -60,7 +60,8 @@ table.board tbody tr:hover { background: #fafbfc; }
 .tier-functional { background: #fff8c5; color: #6b5000; border-color: #f0d96b; }
 .tier-emerging { background: #ffe7d1; color: #8a3c00; border-color: #ffb77a; }
 .tier-baseline { background: #ffebe9; color: #8e1519; border-color: #ffaba8; }
-.tier-unscored { background: #eef0f2; color: var(--muted); border-color: var(--line); }
+.tier-unscored, .tier-partial { background: #eef0f2; color: var(--muted); border-color: var(--line); }
+tr.oracle { background: #f6f8fa; font-style: italic; }
 .caveat { display: block; color: #8e1519; font-size: .85em; }
 .warning { background: var(--warn-bg); color: var(--warn); border-left: 4px solid #d4a72c; padding: .6rem .9rem;
        margin: .6rem 0; }
@@ -149,27 +150,16 @@ def coverage_warning(cards: list[dict]) -> str | None:
             f"significance test over the shared metrics ({', '.join(sorted(shared)) or 'none'}).")
 
 
-def _significance_note(name: str, sig: dict) -> tuple[str, str] | None:
-    """(mark, tooltip) for the best method and those not significantly different from it."""
-    cluster = sig.get("best_cluster") or {}
-    best = cluster.get("best")
-    if best is None:
-        return None
-    if name == best:
-        return "★", "best composite in the paired significance test"
-    if name not in cluster.get("methods", []):
-        return None
-    row = next((r for r in sig.get("comparisons", []) if r.get("metric") == cluster.get("metric", "composite")
-                and {r.get("baseline"), r.get("system")} == {best, name}), None)
-    detail = ""
-    if row is not None and row.get("p_bs_holm") is not None:
-        detail = f" (Holm-adjusted paired bootstrap p = {row['p_bs_holm']:.3g})"
-    return "≈", f"not significantly different from {best}{detail}"
-
-
 def _tier_cell(card: dict) -> str:
     tier = card["scores"].get("quality_tier") or "unscored"
     badge = f"<span class=\"tier tier-{_esc(tier)}\">{_esc(TIER_LABELS.get(tier, tier))}</span>"
+    if card.get("tier_status", "provisional") == "provisional" and tier not in ("unscored", "partial"):
+        badge += ("<span class=\"sub\" title=\"the composite is not validated against human judgments on this "
+                  "language pair (spec §1.6)\">provisional</span>")
+    if tier == "partial":
+        share = card.get("composite_profile", {}).get("weight_share")
+        shown = "" if share is None else f" ({share:.0%} of the profile's weight)"
+        badge += f"<span class=\"sub\">no tier: the composite covers too little of the profile{shown}</span>"
     gate = card.get("tier_gate") or {}
     if gate.get("applied"):
         ungated = gate.get("ungated_tier")
@@ -196,12 +186,15 @@ def _sort_value(value) -> str:
     return "" if value is None else repr(float(value))
 
 
-def _row(rank: int, card: dict, sig: dict, weights_total: int) -> str:
+def _row(rank: int | str, card: dict, marks: dict, weights_total: int) -> str:
     name = card["method"]["name"]
     s, t = card["scores"], card["totals"]
     intervals = s.get("confidence_intervals") or {}
     method = f"{_esc(name)}"
-    note = _significance_note(name, sig)
+    if is_oracle(card):
+        method += ("<span class=\"sub\" title=\"the references scored as a method: what a perfect system "
+                   "gets; not ranked\">oracle</span>")
+    note = marks.get(name)
     if note:
         mark, tip = note
         css = "best" if mark == "★" else "tied"
@@ -226,7 +219,8 @@ def _row(rank: int, card: dict, sig: dict, weights_total: int) -> str:
     used = available_composite_metrics(card)
     cells.append(f"<td title=\"{_esc(', '.join(used) or 'none')}\">{len(used)}/{weights_total}</td>")
     cells.append(f"<td class=\"text\">{_caveats_cell(card)}</td>")
-    return f"<tr data-method=\"{_esc(name)}\">" + "".join(cells) + "</tr>"
+    oracle = " class=\"oracle\"" if is_oracle(card) else ""
+    return f"<tr data-method=\"{_esc(name)}\"{oracle}>" + "".join(cells) + "</tr>"
 
 
 def _table(dataset: str, group: list[dict], sig: dict) -> str:
@@ -241,7 +235,10 @@ def _table(dataset: str, group: list[dict], sig: dict) -> str:
     head += ["<th scope=\"col\">BLEU</th>", "<th scope=\"col\">Exact match</th>",
              "<th scope=\"col\" title=\"weighted metrics available to the composite\">Metrics</th>",
              "<th scope=\"col\" class=\"text\">Caveats</th>"]
-    rows = [_row(rank, card, sig, weights_total) for rank, card in enumerate(ranked(group), 1)]
+    marks = best_marks(group, sig)
+    ordered = ranked(group)
+    rows = [_row("—" if is_oracle(card) else rank, card, marks, weights_total)
+            for rank, card in enumerate(ordered, 1)]
     caption = (f"{len(group)} run(s), ranked by composite; click a column header to sort. CIs: 95% percentile "
                "bootstrap.")
     return (f"<div class=\"table-wrap\"><table class=\"board\" id=\"board-{_esc(dataset)}\" "
@@ -279,6 +276,7 @@ def _section(dataset: str, group: list[dict], sig: dict) -> str:
     if not sig:
         parts.append("<p class=\"note\">No significance file for this dataset: no ≈ marks.</p>")
     parts.append(_table(dataset, group, sig))
+    parts += [f"<p class=\"note\">{_esc(note)}</p>" for note in dataset_notes(group)]
     parts.append(_unavailable(group))
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
@@ -297,9 +295,13 @@ def leaderboard_html(cards: list[dict], significance: dict[str, dict]) -> str:
     body = "\n".join(sections) if sections else "<p>No run cards yet.</p>"
     footer = (
         "<footer><p><strong>Reading the table.</strong> Composite: the spec §4 weighted mean of the available "
-        "metrics, renormalised. Tier: the spec §5 heuristic label of the composite; tiers are provisional and "
-        "only review by bilingual speakers confirms that an output is usable. ★ best composite; ≈ not "
-        "significantly different from the best (paired bootstrap on the composite, Holm-corrected, α = 0.05). "
+        "metrics, renormalised. Tier: the spec §5 heuristic label of the composite; it is provisional unless the "
+        "composite is validated against human judgments on the language pair (§1.6), and only review by "
+        "bilingual speakers confirms that an output is usable; partial: the composite covers less than "
+        "composite.min_weight_share of the profile's weight, so it gets no tier. The oracle row is the "
+        "references scored as a method (what a perfect system gets); a metric it fails is not valid on the "
+        "dataset. ★ best composite among systems with a full, ungated tier; ≈ not "
+        "significantly different from it (paired bootstrap on the composite, Holm-corrected, α = 0.05). "
         "Cost-adjusted: composite / log2(1 + 1000 × cost per entry), only for paid methods (spec §6.3). "
         "Speed: entries per minute of wall-clock translation time (spec §7). Metrics: weighted composite "
         "metrics with a value, out of those the profile weights. — means no value.</p></footer>")

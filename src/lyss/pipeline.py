@@ -62,39 +62,68 @@ def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, la
     return result
 
 
+def _read_results(metric_paths) -> dict:
+    results = {}
+    for path in metric_paths:
+        result, _ = read_metric_result(path)
+        results[result.metric] = result
+    return results
+
+
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
-                  languages_dir, method_name, method_config, composite_settings, tiers, caveat_settings,
+                  reference_metric_paths, evidence_dirs=(), languages_dir, method_name, method_config,
+                  composite_settings, oracle_settings=None, priced=False, tiers, caveat_settings,
                   stats_settings, out_path) -> dict:
-    """Build, validate and write the run card of one dataset × method."""
+    """Build, validate and write the run card of one dataset × method.
+
+    Every metric is first checked on the reference oracle's metric files of the same dataset
+    (lyss.oracle): one that fails is null in this card; caveats count only entries where the reference
+    does not show the pattern; the §1.6 validation status comes from the evidence of rated datasets in
+    the same language pair."""
+    from lyss.caveats import entry_flags
     from lyss.confidence import confidence_intervals
+    from lyss.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
+    from lyss.runcard import misaligned_column
+    from lyss.validation_status import load_evidence, validation_status
 
     entries = read_prepared(corpus_path)
     corpus_meta = read_json(corpus_meta_path)
     dataset = corpus_meta["dataset"]
     records = [r for _, r in iter_jsonl(translations_path)]
-    results = {}
-    for path in metric_paths:
-        result, _ = read_metric_result(path)
-        results[result.metric] = result
+    results = _read_results(metric_paths)
+    reference_results = _read_results(reference_metric_paths)
     cards = load_cards(languages_dir)
-    profile = select_profile(cards.get(dataset["target_lang"]))
+    target_card = cards.get(dataset["target_lang"])
+    profile = select_profile(target_card, composite_settings)
+    tolerance = (oracle_settings or {}).get("tolerance", DEFAULT_TOLERANCE)
+    checks = reference_check(reference_results, target_card, tolerance)
+    failed = failed_metrics(checks)
+    reference_flags = entry_flags(entries, [e["reference"] for e in entries], caveat_settings,
+                                  misaligned_column(reference_results))
+    evidence = load_evidence(evidence_dirs, dataset["language_pair"])
     settings = {"method": method_config, "metrics": sorted(results), "composite": composite_settings,
-                "tiers": tiers, "caveats": caveat_settings, "stats": stats_settings}
+                "oracle": oracle_settings or {}, "priced": priced, "tiers": tiers, "caveats": caveat_settings,
+                "stats": stats_settings, "evidence": evidence}
     card = build_run_card(
         dataset={"id": dataset["id"], "language_pair": dataset["language_pair"],
                  "fingerprint": corpus_meta["fingerprint"], "licence": dataset["licence"]},
         method={"name": method_name, "kind": method_config["kind"], **public_options(method_config)},
         results=results, records=records, entries=entries, translation_meta=read_json(translation_meta_path),
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
-        fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings),
+        fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings), reference_checks=checks,
+        failed_checks=failed, reference_flags=reference_flags, priced=priced,
+        validation=validation_status(results, evidence, set(failed)),
     )
+    # Intervals only for the values the card shows, so the composite CI uses the same metrics as its value.
     intervals = confidence_intervals(
-        results, entries, composite_settings["profiles"][profile], composite_settings.get("normalisation", {}),
+        {m: r for m, r in results.items() if card["scores"].get(m) is not None}, entries,
+        composite_settings["profiles"][profile], composite_settings.get("normalisation", {}),
         n_resamples=stats_settings["bootstrap_resamples"], alpha=stats_settings["alpha"],
         seed=stats_settings["seed"], min_entries=stats_settings.get("min_entries_warning", 30),
     )
     card["scores"]["confidence_intervals"] = intervals["confidence_intervals"]
     card["scores"]["confidence_intervals_by_tier"] = intervals["confidence_intervals_by_tier"]
+    card["bootstrap"] = intervals["bootstrap"]
     card["warnings"].extend(intervals["warnings"])
     validate_run_card(card)
     write_json_atomic(out_path, card)

@@ -20,6 +20,10 @@ TIMING_SCORES = ["entries_per_minute", "tokens_per_second", "avg_latency_seconds
                  "p95_latency_seconds"]
 
 
+# §1.6 statuses, strongest first (lyss.validation_status).
+STATUS_ORDER = ("validated", "evidence", "unvalidated", "invalid here")
+
+
 def summary(cards: list[dict], scores_kept=SUMMARY_SCORES, totals_kept=SUMMARY_TOTALS) -> dict:
     """{dataset: {method: {field: number}}} of the given card fields (default: results/metrics.json's)."""
     out: dict = {}
@@ -50,9 +54,70 @@ def _ci(card: dict, metric: str, digits: int) -> str:
     return f" [{interval['ci_lower']:.{digits}f}, {interval['ci_upper']:.{digits}f}]"
 
 
+def is_oracle(card: dict) -> bool:
+    """The reference scored as a method (docs/oracle.md): shown for scale, never ranked among systems."""
+    return card["method"].get("kind") == "reference"
+
+
 def ranked(cards: list[dict]) -> list[dict]:
-    """Highest composite first; unscored runs last."""
-    return sorted(cards, key=lambda c: (c["scores"]["composite"] is None, -(c["scores"]["composite"] or 0)))
+    """Highest composite first; unscored runs last; the reference oracle after every system."""
+    return sorted(cards, key=lambda c: (is_oracle(c), c["scores"]["composite"] is None,
+                                        -(c["scores"]["composite"] or 0)))
+
+
+def can_be_best(card: dict) -> bool:
+    """★ goes only to a system with a full, ungated tier: not the reference, not a run kept at baseline
+    by its caveats, not a partial or unscored composite."""
+    return (not is_oracle(card) and not (card.get("tier_gate") or {}).get("applied")
+            and card["scores"].get("quality_tier") not in ("partial", "unscored"))
+
+
+def best_marks(group: list[dict], sig: dict) -> dict[str, tuple[str, str]]:
+    """Method → (mark, tooltip): ★ on the highest composite among the runs that can be best, ≈ on the
+    systems whose paired test against it (composite, Holm-corrected) is not significant. No marks
+    without a significance file."""
+    candidates = [c for c in ranked(group) if can_be_best(c)]
+    if not sig or not candidates:
+        return {}
+    best = candidates[0]["method"]["name"]
+    marks = {best: ("★", "best composite among the systems with a full, ungated tier")}
+    for card in group:
+        name = card["method"]["name"]
+        row = next((r for r in sig.get("comparisons", []) if r.get("metric") == "composite"
+                    and {r.get("baseline"), r.get("system")} == {best, name}), None)
+        if name == best or is_oracle(card) or row is None or row.get("significant"):
+            continue
+        p_value = row.get("p_bs_holm")
+        detail = "" if p_value is None else f" (Holm-adjusted paired bootstrap p = {p_value:.3g})"
+        marks[name] = ("≈", f"not significantly different from {best}{detail}")
+    return marks
+
+
+def tier_label(card: dict) -> str:
+    """The tier, with "provisional" unless the composite is validated on the language pair (§1.6)."""
+    tier = card["scores"].get("quality_tier") or "unscored"
+    provisional = card.get("tier_status", "provisional") == "provisional" and tier not in ("unscored", "partial")
+    return f"{tier} (provisional)" if provisional else tier
+
+
+def dataset_notes(group: list[dict]) -> list[str]:
+    """Per dataset: the metrics that fail their reference check, and the §1.6 validation status of each
+    metric (both the same in every card of the dataset)."""
+    card = next((c for c in group if is_oracle(c)), group[0])
+    notes = []
+    failed = {m: c["reference_value"] for m, c in (card.get("reference_check") or {}).items() if c["passed"] is False}
+    if failed:
+        notes.append("Not valid on this dataset (fail their reference check, null in every card): "
+                     + ", ".join(f"{m} (reference scores {v:g})" for m, v in sorted(failed.items())))
+    status = card.get("validation_status") or {}
+    if status:
+        grouped: dict[str, list[str]] = {}
+        for metric, value in sorted(status.items()):
+            grouped.setdefault(value, []).append(metric)
+        notes.append("Validation status (§1.6) on " + card["dataset"]["language_pair"] + ": "
+                     + "; ".join(f"{value}: {', '.join(grouped[value])}" for value in STATUS_ORDER
+                                 if value in grouped))
+    return notes
 
 
 def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipped: dict | None = None) -> str:
@@ -64,28 +129,39 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
     for dataset in sorted(by_dataset):
         group = ranked(by_dataset[dataset])
         sig = significance.get(dataset, {})
-        tied = set(sig.get("best_cluster", {}).get("methods", []))
+        marks = best_marks(group, sig)
         lines += [f"## {dataset} ({group[0]['dataset']['language_pair']}, profile "
                   f"{group[0]['composite_profile']['profile']})", "",
                   "| # | method | composite [95% CI] | tier | chrF++ [95% CI] | BLEU | exact match | "
                   "cost/entry USD | entries/min | avg latency s | caveats |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for rank, card in enumerate(group, 1):
+        rank = 0
+        for card in group:
             s, t = card["scores"], card["totals"]
-            mark = " ≈" if card["method"]["name"] in tied and rank > 1 else ""
+            name = card["method"]["name"]
+            if is_oracle(card):
+                shown_rank, name = "—", f"{name} (oracle)"
+            else:
+                rank += 1
+                shown_rank = str(rank)
+            mark = f" {marks[card['method']['name']][0]}" if card["method"]["name"] in marks else ""
             caveats = ", ".join(c["id"] if isinstance(c, dict) else str(c) for c in card.get("score_caveats", []))
             lines.append(
-                f"| {rank} | {card['method']['name']}{mark} | {_fmt(s['composite'])}{_ci(card, 'composite', 4)} | "
-                f"{s['quality_tier']} | {_fmt(s['chrf_plus_plus'], 2)}{_ci(card, 'chrf_plus_plus', 2)} | "
+                f"| {shown_rank} | {name}{mark} | {_fmt(s['composite'])}{_ci(card, 'composite', 4)} | "
+                f"{tier_label(card)} | {_fmt(s['chrf_plus_plus'], 2)}{_ci(card, 'chrf_plus_plus', 2)} | "
                 f"{_fmt(s['bleu'], 2)} | {_fmt(s['exact_match_rate'])} | {_fmt(t['cost_per_entry_usd'], 6)} | "
                 f"{_fmt(s['entries_per_minute'], 1)} | {_fmt(s['avg_latency_seconds'], 4)} | {caveats or '—'} |")
+        lines += [f"\n{note}" for note in dataset_notes(group)]
         for warning in sig.get("warnings", []):
             lines.append(f"\n> **Warning:** {warning}")
         for method, reason in (skipped or {}).get(dataset, {}).items():
             lines.append(f"\nSkipped: **{method}** ({reason})")
         lines.append("")
-    lines.append("≈ : not significantly different from the best method (paired bootstrap on the composite, "
-                 "Holm-corrected, α = 0.05).")
+    lines.append("★ : best composite among systems with a full, ungated tier; ≈ : not significantly different "
+                 "from it (paired bootstrap on the composite, Holm-corrected, α = 0.05). The reference (oracle) "
+                 "row is the references scored as a method: what a perfect system gets. A tier is provisional "
+                 "unless the composite is validated against people on the language pair; partial: the composite "
+                 "covers less than composite.min_weight_share of the profile's weight. — : not measured.")
     return "\n".join(lines) + "\n"
 
 

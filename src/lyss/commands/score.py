@@ -7,11 +7,14 @@ The helpers here (reading parallel files, language cards, settings, scoring) are
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from lyss.composite import select_profile
+import yaml
+
+from lyss.composite import applied_weights, select_profile, weight_share
 from lyss.confidence import confidence_intervals
 from lyss.errors import InputError
 from lyss.languages import load_card
@@ -104,6 +107,28 @@ def score_metrics(data: ScoringInput, metrics: list[str]) -> dict[str, MetricRes
     return {m: get_metric(m, source="--metrics").score(data) for m in metrics}
 
 
+def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights: dict) -> dict:
+    """The reference scored as if it were the hypothesis (docs/oracle.md): its composite and tier, the
+    reference check of every metric (a failing one is not valid on these files), and the caveat flags
+    of the references (an output is flagged only where its reference is not)."""
+    from lyss.caveats import entry_flags
+    from lyss.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
+    from lyss.runcard import misaligned_column
+
+    oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
+    results = score_metrics(oracle, metrics)
+    checks = reference_check(results, data.target_card,
+                             settings.get("oracle", {}).get("tolerance", DEFAULT_TOLERANCE))
+    failed = failed_metrics(checks)
+    scores, _ = build_scores(results, [], data.entries, weights, settings["composite"].get("normalisation", {}),
+                             settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
+                             excluded=failed)
+    flags = entry_flags(data.entries, data.references, settings["caveats"], misaligned_column(results))
+    return {"block": {"composite": scores["composite"], "quality_tier": scores["quality_tier"],
+                      "reference_check": checks},
+            "failed": failed, "flags": flags}
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", "-s", type=Path, required=True, help="source segments, one per line")
     parser.add_argument("--reference", "-r", type=Path, required=True,
@@ -144,6 +169,13 @@ def _text(block: dict) -> str:
         if ci and ci["ci_lower"] is not None:
             shown += f"  [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
         lines.append(f"{key:<24}{shown}")
+    profile = block["composite_profile"]
+    lines.append(f"composite over {', '.join(profile['applied_weights']) or 'no metric'} "
+                 f"({profile['weight_share']:.0%} of profile {profile['profile']}'s weight)")
+    oracle = block["oracle"]
+    composite = "—" if oracle["composite"] is None else f"{oracle['composite']:.4f}"
+    lines.append(f"reference (oracle): composite {composite}, {oracle['quality_tier']}")
+    lines += [f"not valid here: {m}: {r}" for m, r in block["null_reasons"].items() if "reference check" in r]
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
     lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
     lines += [f"warning: {w}" for w in block["warnings"]]
@@ -157,14 +189,17 @@ def run(args: argparse.Namespace) -> int:
     source, reference, hypothesis = read_parallel([args.source, args.reference, args.hypothesis])
     data = scoring_input(source, reference, hypothesis, languages)
     results = score_metrics(data, metrics)
-    profile = select_profile(data.target_card)
+    profile = select_profile(data.target_card, settings["composite"])
     weights = settings["composite"]["profiles"][profile]
     normalisation = settings["composite"].get("normalisation", {})
+    oracle = oracle_check(data, metrics, settings, weights)
     # Text files carry no translation records: no speed or cost; every line is an evaluated hypothesis.
     scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
-                                   elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None)
+                                   elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None,
+                                   composite_settings=settings["composite"], excluded=oracle["failed"])
     scores["evaluated"] = len(data.entries)
-    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"])
+    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"],
+                                       reference_flags=oracle["flags"])
     warnings = []
     if args.ci:
         stats = settings["stats"]
@@ -174,9 +209,12 @@ def run(args: argparse.Namespace) -> int:
             min_entries=stats.get("min_entries_warning", 30))
         scores["confidence_intervals"] = intervals["confidence_intervals"]
         warnings = intervals["warnings"]
-    block = {"composite_profile": {"profile": profile, "weights": weights},
+    used = applied_weights(scores, weights)
+    block = {"composite_profile": {"profile": profile, "weights": weights, "applied_weights": used,
+                                   "weight_share": round(weight_share(scores, weights), 6)},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
-             "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores}
+             "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores,
+             "oracle": oracle["block"]}
     print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
     return 0

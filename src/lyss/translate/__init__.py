@@ -11,6 +11,7 @@ METHOD_KINDS = {
     "copy_source": "lyss.translate.simple:CopySource",
     "precomputed": "lyss.translate.simple:Precomputed",
     "openai_compatible": "lyss.translate.openai_compatible:OpenAICompatible",
+    "reference": "lyss.translate.reference:ReferenceOracle",
 }
 
 
