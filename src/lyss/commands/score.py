@@ -12,8 +12,6 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from lyss.composite import applied_weights, select_profile, weight_share
 from lyss.confidence import confidence_intervals
 from lyss.errors import InputError
