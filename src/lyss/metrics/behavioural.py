@@ -15,6 +15,7 @@ import regex
 
 from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.embedders import cosine_matrix, get_embedder
+from lyss.languages import card_provenance
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
 from lyss.metrics.semantic import has_content
@@ -85,16 +86,30 @@ def script_of(word: str, scripts) -> set[str]:
     return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
 
 
+def target_vocabulary(references: list[str], card: dict) -> set[str]:
+    """Casefolded words that the corpus's references use as ordinary words (not in name position): words
+    a human translator wrote in the target language, so never a switch. This is what lets a language
+    without a word list be measured, and what makes the reference score 0 by construction."""
+    return {w.casefold() for text in references for w, initial in words_with_position(text, card)
+            if not name_like(w, initial)}
+
+
 class CodeSwitchingRate:
     """Share of output words that are source-language words (spec §2.4).
 
-    A word is a switch when (1) its letters are in a script of the source card and in none of the target
-    card (script analysis), or (2) both languages share its script, the source language's wordfreq list
-    makes it a source word (MIN_SOURCE_ZIPF / MIN_ZIPF_MARGIN), and the target card's FST analyzer, when
-    there is one, does not accept it (so Spanish "has", "once", "hotel" are not English switches).
+    A word is a switch when there is evidence that it belongs to the source language and none that it
+    belongs to the target language:
+      - source evidence: its letters are only in scripts of the source card and in none of the target
+        card; or the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least MIN_ZIPF_MARGIN
+        more common than the target's list (0 when the target has none); or the entry's own source
+        contains it (a word copied through untranslated, which needs no word list);
+      - target evidence (any one clears the word): the references of the corpus use it as an ordinary
+        word (`target_vocabulary`); the target's wordfreq list has it within the margin; the target
+        card's FST analyzer accepts it.
     Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
-    itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`), and words
-    that no list knows.
+    itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`).
+    The scripts come from the language cards, which every language CLDR knows has (`lyss.languages`); a
+    language CLDR does not know has no scripts, so only the word evidence applies, and the details say so.
     """
 
     id = "code_switching_rate"
@@ -107,31 +122,30 @@ class CodeSwitchingRate:
         target_scripts = set(data.target_card.get("scripts", []))
         source_list = wordfreq_language(data.source_lang, data.source_card)
         target_list = wordfreq_language(data.target_lang, data.target_card)
-        if not source_list and not (source_scripts - target_scripts):
-            return MetricResult.unavailable(
-                self.id, n, f"wordfreq has no word list for source language {data.source_lang!r} and the "
-                            "language cards give it no script of its own to detect")
         min_zipf = float(data.options.get("min_source_zipf", MIN_SOURCE_ZIPF))
         margin = float(data.options.get("min_zipf_margin", MIN_ZIPF_MARGIN))
+        vocabulary = target_vocabulary([e.get("reference") or "" for e in data.entries], data.target_card)
 
-        def looks_like_source(word: str) -> bool:
-            scripts = script_of(word, source_scripts | target_scripts)
-            if scripts and not scripts & target_scripts:
-                return True  # letters only in scripts of the source card
-            if not source_list:
+        def source_evidence(word: str, copied: set[str]) -> bool:
+            if word.casefold() in vocabulary:
                 return False
-            from wordfreq import zipf_frequency
-
-            in_source = zipf_frequency(word, source_list)
+            if target_scripts:
+                scripts = script_of(word, source_scripts | target_scripts)
+                if not scripts & target_scripts:
+                    return bool(scripts)  # only in source scripts; a third script is no source word
             in_target = zipf_frequency(word, target_list) if target_list else 0.0
-            return in_source >= min_zipf and in_source - in_target >= margin
+            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
+                return True
+            return word.casefold() in copied and in_target < min_zipf
 
         candidates = []
         for entry, prediction in zip(data.entries, data.predictions, strict=True):
-            names = proper_names(entry["source"], data.source_card)
+            source_words = words_with_position(entry["source"], data.source_card)
+            names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
+            copied = {w.casefold() for w, _ in source_words} - names
             found = words_with_position(prediction, data.target_card)
             candidates.append(([w for w, initial in found if not name_like(w, initial)
-                                and w.casefold() not in names and looks_like_source(w)], len(found)))
+                                and w.casefold() not in names and source_evidence(w, copied)], len(found)))
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
@@ -140,7 +154,10 @@ class CodeSwitchingRate:
                    "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
                    "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
                    "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
-                   "source_only_scripts": sorted(source_scripts - target_scripts)}
+                   "reference_vocabulary": len(vocabulary),
+                   "source_only_scripts": sorted(source_scripts - target_scripts) if target_scripts else None,
+                   "script_analysis": "on" if target_scripts else
+                   f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched})
@@ -154,6 +171,22 @@ class CodeSwitchingRate:
             return set(), f"none ({err})"
         analysed = analyse_words(analyzer, sorted(words_), target_card.get("caseless", False))
         return {w for w, a in analysed.items() if a.accepted}, f"{analyzer.backend}:{analyzer.path}"
+
+
+def zipf_frequency(word: str, wordlist: str) -> float:
+    from wordfreq import zipf_frequency as lookup
+
+    return lookup(word, wordlist)
+
+
+def _card_note(card: dict) -> str:
+    return card_provenance(card)["note"]
+
+
+def alignment_anchors(entry: dict) -> list[str]:
+    """What an output sentence may align with: the source and the reference, whole and by sentence."""
+    texts = [t for t in (entry["source"], entry.get("reference")) if t]
+    return list(dict.fromkeys(a for text in texts for a in (text, *sentences(text))))
 
 
 def rate_or_unavailable(metric: str, stats: np.ndarray, empty_reason: str, **extra) -> MetricResult:
@@ -184,14 +217,17 @@ class HallucinationRate:
     Units are the output's words, numbers, {placeholders} and URLs/e-mail addresses. A unit is flagged
     when it is
       - a placeholder that the source does not contain;
-      - a URL or e-mail address that the source does not contain;
+      - a URL or e-mail address that neither the source nor the reference contains;
       - a number whose digits appear in neither the source nor the reference (so "3,300,000" matches
         "3 300 000"; a number written in words in the source, "eight" → "8", is flagged unless the
         reference has the digits too);
       - a name: a word capitalised inside its sentence, or an acronym, that is no word of the source or
         the reference (case-insensitively);
-      - any unit of an output sentence that the embedder cannot align with the source: its best cosine with
-        the source's sentences and the whole source stays below `min_alignment_cosine` (option).
+      - any unit of an output sentence that the embedder cannot align with the source or the reference: its
+        best cosine with their sentences and with each whole text stays below `min_alignment_cosine`
+        (option). The reference is an anchor because an embedder that knows the target language poorly
+        cannot match it with the source (Northern Sami references reached 0.62 against the source alone);
+        against itself a reference aligns by construction, so the reference scores 0.
     Not detected: fabricated content words that keep the sentence close to the source in embedding space,
     wrong but plausible word choices, omissions (they add nothing).
     """
@@ -208,7 +244,8 @@ class HallucinationRate:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
         threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
         output_sentences = [sentences(p or "") for p in data.predictions]
-        aligned = self._aligned(embedder, data.sources, output_sentences, threshold)
+        anchors = [alignment_anchors(e) for e in data.entries]
+        aligned = self._aligned(embedder, anchors, output_sentences, threshold)
         stats = np.zeros((n, 2))
         flagged_units = []
         for i, entry in enumerate(data.entries):
@@ -216,13 +253,15 @@ class HallucinationRate:
                                                           (entry["reference"], data.target_card))
                            for w in words(text, card)}
             _, source_urls, source_numbers = _sentence_units(entry["source"])
-            allowed_numbers = set(source_numbers) | set(_sentence_units(entry["reference"])[2])
+            _, reference_urls, reference_numbers = _sentence_units(entry["reference"])
+            allowed_urls = set(source_urls) | set(reference_urls)
+            allowed_numbers = set(source_numbers) | set(reference_numbers)
             source_placeholders = set(PLACEHOLDER.findall(entry["source"]))
             flagged, total = [], 0
             for sentence, ok in zip(output_sentences[i], aligned[i], strict=True):
                 placeholders, found_urls, numbers = _sentence_units(sentence)
                 units = ([(p, p not in source_placeholders) for p in placeholders]
-                         + [(u, u not in source_urls) for u in found_urls]
+                         + [(u, u not in allowed_urls) for u in found_urls]
                          + [(d, d not in allowed_numbers) for d in numbers]
                          + [(w, name_like(w, initial) and w.casefold() not in known_words)
                             for w, initial in words_with_position(sentence, data.target_card)])
@@ -231,16 +270,16 @@ class HallucinationRate:
             stats[i] = (len(flagged), total)
             flagged_units.append(" ".join(flagged))
         details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder.name,
+                   "alignment_anchors": "source and reference (whole and by sentence)",
                    "min_alignment_cosine": threshold,
                    "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}
         return rate_or_unavailable(self.id, stats, "no output units", details=details,
                                    columns={"flagged_units": flagged_units})
 
     @staticmethod
-    def _aligned(embedder, sources: list[str], output_sentences: list[list[str]], threshold: float):
-        """For each output sentence: does it reach `threshold` against some source sentence or the whole
-        source? Sentences without letters or digits have nothing to align and pass."""
-        anchors = [[s, *sentences(s)] for s in sources]
+    def _aligned(embedder, anchors: list[list[str]], output_sentences: list[list[str]], threshold: float):
+        """For each output sentence: does it reach `threshold` against one of its entry's anchors (source
+        and reference, whole and by sentence)? Sentences without letters or digits pass."""
         to_embed = list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s)))
         if not to_embed:
             return [[True] * len(row) for row in output_sentences]
