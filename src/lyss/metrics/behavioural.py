@@ -73,7 +73,18 @@ def wordfreq_language(code: str, card: dict) -> str | None:
     import wordfreq
 
     short = (card.get("code_switching") or {}).get("wordfreq") or _iso639_1(code)
-    return short if short in wordfreq.available_languages() else None
+    return short if short in wordfreq.available_languages() and _list_usable(short) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _list_usable(short: str) -> bool:
+    """Whether wordfreq can look words up in a list here: Japanese, Korean and Chinese lookups need an
+    optional tokenizer (MeCab, jieba); without it the list is as good as absent."""
+    try:
+        zipf_frequency("a", short)
+    except ImportError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=64)
@@ -226,7 +237,7 @@ class HallucinationRate:
       - any unit of an output sentence that the embedder cannot align with the source or the reference: its
         best cosine with their sentences and with each whole text stays below `min_alignment_cosine`
         (option). The reference is an anchor because an embedder that knows the target language poorly
-        cannot match it with the source (Northern Sami references reached 0.62 against the source alone);
+        cannot match it with the source (Northern Sami references got hallucination_rate 0.62 that way);
         against itself a reference aligns by construction, so the reference scores 0.
     Not detected: fabricated content words that keep the sentence close to the source in embedding space,
     wrong but plausible word choices, omissions (they add nothing).
