@@ -80,12 +80,24 @@ def test_source_language_without_word_list_is_measured_by_words_copied_from_the_
     assert result.values == pytest.approx([0.5]) and result.details["source_wordlist"] == "wordfreq:en"
 
 
-def test_words_the_references_use_are_never_switches():
-    # "password" (4.06/2.82) is a switch in entry 0 unless some reference of the corpus uses it as a word
+def test_words_the_references_use_are_not_switches_unless_far_rarer_than_in_the_sources():
+    # "password" (4.06/2.82) is a switch in entry 0 unless the references use it
     rows = [("the password", "la contraseña", "la password")]
     assert run(CodeSwitchingRate, rows).values == pytest.approx([0.5])
+    # a reference uses it: 1 of 4 reference words, 2 of 4 source words (less than 10× as often) → a word
+    # of the target language here
     rows.append(("my password", "mi password", "mi password"))
     assert run(CodeSwitchingRate, rows).values == pytest.approx([0.0, 0.0])
+
+
+def test_english_that_slipped_into_one_reference_stays_english():
+    # "the" is 21 of 53 source words but 1 of 52 reference words (20× rarer): not a target word, so the
+    # copied "the" of entry 0 is a switch (1 of 5); the last entry's own reference has it → 0 there
+    rows = [("the dog and the cat", "el perro y el gato", "el perro y the gato")]
+    rows += [("the dog and the cat", "el perro y el gato", "el perro y el gato")] * 9
+    rows += [("I say the", "digo the", "digo the")]
+    result = run(CodeSwitchingRate, rows)
+    assert result.values[0] == pytest.approx(0.2) and result.values[-1] == 0.0
 
 
 def test_target_analyzer_keeps_shared_words_from_counting():

@@ -8,6 +8,7 @@ switch and no fabrication, and its emptiness is reported by the run card's `empt
 
 import functools
 import unicodedata
+from collections import Counter
 
 import numpy as np
 import pycountry
@@ -97,12 +98,21 @@ def script_of(word: str, scripts) -> set[str]:
     return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
 
 
-def target_vocabulary(references: list[str], card: dict) -> set[str]:
-    """Casefolded words that the corpus's references use as ordinary words (not in name position): words
-    a human translator wrote in the target language, so never a switch. This is what lets a language
-    without a word list be measured, and what makes the reference score 0 by construction."""
-    return {w.casefold() for text in references for w, initial in words_with_position(text, card)
-            if not name_like(w, initial)}
+def ordinary_words(text: str, card: dict) -> list[str]:
+    """Casefolded words of `text` that are not in name position (see `name_like`)."""
+    return [w.casefold() for w, initial in words_with_position(text, card) if not name_like(w, initial)]
+
+
+def corpus_target_words(entries: list[dict], source_card: dict, target_card: dict, margin: float) -> set[str]:
+    """Words the corpus's references use as ordinary words and not `margin` Zipf units (10**margin times)
+    less often than its sources do: the corpus as a word list of both languages. A language without a
+    wordfreq list is measured against what its human translators wrote, while English that slipped into
+    a few references ("the" 3 times in 200 Yoruba references, 426 times in their sources) stays English."""
+    source_counts = Counter(w for e in entries for w in ordinary_words(e["source"], source_card))
+    reference_counts = Counter(w for e in entries for w in ordinary_words(e.get("reference") or "", target_card))
+    n_source, n_reference = sum(source_counts.values()) or 1, sum(reference_counts.values()) or 1
+    return {w for w, count in reference_counts.items()
+            if source_counts[w] / n_source < 10 ** margin * count / n_reference}
 
 
 class CodeSwitchingRate:
@@ -114,9 +124,10 @@ class CodeSwitchingRate:
         card; or the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least MIN_ZIPF_MARGIN
         more common than the target's list (0 when the target has none); or the entry's own source
         contains it (a word copied through untranslated, which needs no word list);
-      - target evidence (any one clears the word): the references of the corpus use it as an ordinary
-        word (`target_vocabulary`); the target's wordfreq list has it within the margin; the target
-        card's FST analyzer accepts it.
+      - target evidence (any one clears the word): the entry's reference uses it; the corpus's
+        references use it about as often as its sources (`corpus_target_words`); the target's wordfreq
+        list has it within the margin; the target card's FST analyzer accepts it.
+    The reference itself therefore scores 0 by construction.
     Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
     itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`).
     The scripts come from the language cards, which every language CLDR knows has (`lyss.languages`); a
@@ -135,10 +146,10 @@ class CodeSwitchingRate:
         target_list = wordfreq_language(data.target_lang, data.target_card)
         min_zipf = float(data.options.get("min_source_zipf", MIN_SOURCE_ZIPF))
         margin = float(data.options.get("min_zipf_margin", MIN_ZIPF_MARGIN))
-        vocabulary = target_vocabulary([e.get("reference") or "" for e in data.entries], data.target_card)
+        vocabulary = corpus_target_words(data.entries, data.source_card, data.target_card, margin)
 
-        def source_evidence(word: str, copied: set[str]) -> bool:
-            if word.casefold() in vocabulary:
+        def source_evidence(word: str, copied: set[str], reference: set[str]) -> bool:
+            if word.casefold() in vocabulary or word.casefold() in reference:
                 return False
             if target_scripts:
                 scripts = script_of(word, source_scripts | target_scripts)
@@ -154,9 +165,10 @@ class CodeSwitchingRate:
             source_words = words_with_position(entry["source"], data.source_card)
             names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
             copied = {w.casefold() for w, _ in source_words} - names
+            reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
             found = words_with_position(prediction, data.target_card)
-            candidates.append(([w for w, initial in found if not name_like(w, initial)
-                                and w.casefold() not in names and source_evidence(w, copied)], len(found)))
+            candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
+                                not in names and source_evidence(w, copied, reference)], len(found)))
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
@@ -165,7 +177,7 @@ class CodeSwitchingRate:
                    "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
                    "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
                    "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
-                   "reference_vocabulary": len(vocabulary),
+                   "corpus_target_words": len(vocabulary),
                    "source_only_scripts": sorted(source_scripts - target_scripts) if target_scripts else None,
                    "script_analysis": "on" if target_scripts else
                    f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
