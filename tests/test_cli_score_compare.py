@@ -84,15 +84,24 @@ def test_score_with_ci_and_text_output(files, capsys):
     assert "chrf_plus_plus" in out and "[" in out and "signature: nrefs:1" in out
 
 
-def test_language_without_card_uses_defaults(files, capsys):
+def test_language_without_card_uses_defaults_and_says_which_card(files, capsys):
     paths, _, common = files
+    languages = Path(common[-1])
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
                          "-i", str(paths["a"]), "-l", "eng-xyz", "--metrics", SURFACE, "--json", *common)
     assert code == 0
-    assert "no language card" in err and "xyz" in err and "13a" in err
+    warning = (f"language 'xyz': no card file {languages / 'xyz.yaml'} and CLDR does not know 'xyz': "
+               "script, casing and quotation marks are unknown")
+    assert err == f"lyss: {warning}\n"
     block = json.loads(out)
+    assert block["warnings"] == [warning]
+    assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["xyz"]["card"] == "none"
     assert block["composite_profile"]["profile"] == "B"
     assert "tok:13a" in block["signatures"]["bleu"]
+    code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
+                         "-i", str(paths["a"]), "-l", "eng-deu", "--metrics", SURFACE, "--json", *common)
+    assert json.loads(out)["language_cards"]["deu"]["card"] == "derived from CLDR"
+    assert "card derived from CLDR locale 'de (CLDR" in err
 
 
 def _sacrebleu(test, n, metric, texts, system):

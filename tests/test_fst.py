@@ -12,7 +12,7 @@ from fst_build import build_hfstol
 from lyss import analyzers
 from lyss.analyzers import lemmas
 from lyss.errors import InputError
-from lyss.languages import load_card
+from lyss.languages import card_for, load_card
 from lyss.metrics import ScoringInput
 from lyss.metrics.fst import FstAcceptance, MorphologicalAccuracy
 
@@ -79,12 +79,29 @@ def test_missing_analyzer_is_unavailable_naming_path_and_card(tmp_path):
     missing = tmp_path / "nowhere.hfstol"
     result = FstAcceptance().score(scoring(["atim"], crk_card(missing)))
     assert result.corpus_value is None and math.isnan(result.values[0])
-    assert str(missing) in result.reason and "'crk'" in result.reason
+    assert result.reason == f"FST analyzer {str(missing)!r} of language card 'crk' does not exist"
 
 
-def test_card_without_analyzer_is_unavailable():
-    result = FstAcceptance().score(scoring(["hello"], {"code": "xxx", "name": "X", "scripts": ["Latn"]}))
-    assert "declares no fst_analyzer" in result.reason
+def test_card_file_without_analyzer_says_so_naming_the_file():
+    result = FstAcceptance().score(scoring(["ẹ kú àárọ̀"], load_card("data/languages/yor.yaml")))
+    assert result.reason == "language card data/languages/yor.yaml declares no fst_analyzer"
+
+
+def test_language_without_card_file_has_a_derived_card_without_analyzer(tmp_path):
+    deu = card_for("deu", tmp_path)
+    for metric in (FstAcceptance(), MorphologicalAccuracy()):
+        result = metric.score(scoring(["Guten Morgen"], deu, morphology={0: [{"analysis": "gut<adj>"}]}))
+        assert result.reason == (f"language 'deu' has no card file ({tmp_path / 'deu.yaml'}); its card is "
+                                 "derived from CLDR, which has no fst_analyzer")
+
+
+def test_language_unknown_to_cldr_and_empty_card_say_so(tmp_path):
+    unknown = FstAcceptance().score(scoring(["abc"], card_for("qaa", tmp_path)))
+    assert unknown.reason == (f"language 'qaa' has no card file ({tmp_path / 'qaa.yaml'}) and CLDR does not "
+                              "know it; no fst_analyzer")
+    entries = [{"id": "e0", "source": "s", "reference": "r"}]
+    empty = FstAcceptance().score(ScoringInput(entries, ["Hallo"], ["Hallo"], "eng", "deu", target_card={}))
+    assert empty.reason == "no language card was given for 'deu'; no fst_analyzer"
 
 
 def test_lttoolbox_acceptance_golden(spa_card):

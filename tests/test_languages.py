@@ -8,7 +8,17 @@ import yaml
 
 from lyss.errors import InputError
 from lyss.eval_standards.crk.metrics import CrkLinterMetric
-from lyss.languages import DEFAULT_COMET_MODEL, language_plugin, load_card, load_cards, resolve_comet_model
+from lyss.languages import (
+    DEFAULT_COMET_MODEL,
+    card_for,
+    card_provenance,
+    cldr_locale,
+    language_plugin,
+    load_card,
+    load_cards,
+    provenance_warning,
+    resolve_comet_model,
+)
 from lyss.metrics import resolve_metric
 from lyss.metrics.equivalence import EquivalentMatch
 from lyss.text import words
@@ -116,3 +126,60 @@ def test_words_follow_the_card():
     assert words("Sḵwx̱wú7mesh 7", {"word_tokenisation": {"extra_letters": ["7"]}}) == ["Sḵwx̱wú7mesh"]
     assert words("Sḵwx̱wú7mesh", {}) == []  # without the declaration, a token with a digit is a code
     assert words("a-b", {"word_tokenisation": {"joiners": []}}) == ["a", "b"]
+
+
+# The writing systems of a dozen major languages (ISO 15924; Japanese and Korean are written in several
+# Unicode scripts), casing (Latin, Cyrillic and Greek have capitals; the others none), and the primary
+# quotation marks of each language's typography, as CLDR records them.
+MAJOR_LANGUAGES = {
+    "deu": ("German", ["Latn"], False, ["„", "“"]), "fra": ("French", ["Latn"], False, ["«", "»"]),
+    "rus": ("Russian", ["Cyrl"], False, ["«", "»"]), "ara": ("Arabic", ["Arab"], True, ["”", "“"]),
+    "hin": ("Hindi", ["Deva"], True, ["“", "”"]), "jpn": ("Japanese", ["Hani", "Hira", "Kana"], True, ["「", "」"]),
+    "kor": ("Korean", ["Hang", "Hani"], True, ["“", "”"]), "tur": ("Turkish", ["Latn"], False, ["“", "”"]),
+    "vie": ("Vietnamese", ["Latn"], False, ["“", "”"]), "ell": ("Greek", ["Grek"], False, ["«", "»"]),
+    "heb": ("Hebrew", ["Hebr"], True, ["”", "”"]), "tha": ("Thai", ["Thai"], True, ["“", "”"]),
+}
+
+
+@pytest.mark.parametrize("code", sorted(MAJOR_LANGUAGES))
+def test_a_language_without_card_file_gets_its_card_from_cldr(code, tmp_path):
+    name, scripts, caseless, quotes = MAJOR_LANGUAGES[code]
+    card = card_for(code, tmp_path)
+    assert (card["code"], card["name"], card["scripts"], card["caseless"]) == (code, name, scripts, caseless)
+    assert card["quotes"]["primary"] == quotes
+    provenance = card_provenance(card)
+    assert provenance["card"] == "derived from CLDR" and provenance["file"] == str(tmp_path / f"{code}.yaml")
+    assert provenance["cldr"].startswith(f"{cldr_locale(code)} (CLDR ")
+
+
+def test_cards_mapping_answers_every_code_without_pretending_it_has_a_file(cards):
+    assert cards.get("deu")["scripts"] == ["Latn"] and cards["tha"]["scripts"] == ["Thai"]
+    assert "deu" not in cards and len(cards) == len(list(CARDS.glob("*.yaml")))
+
+
+def test_iso_639_3_codes_map_to_cldr_through_its_alias_table():
+    # 639-3 individual language and 639-2/B codes that CLDR files under other codes
+    assert {c: cldr_locale(c) for c in ("deu", "fra", "yor", "sme", "arb", "swh", "ger", "crk")} == {
+        "deu": "de", "fra": "fr", "yor": "yo", "sme": "se", "arb": "ar", "swh": "sw", "ger": "de", "crk": "crk"}
+    assert cldr_locale("qaa") is None  # reserved for local use: no CLDR data
+
+
+def test_card_file_is_merged_over_cldr_and_says_which_facts_came_from_where(cards):
+    yor = cards["yor"]
+    assert yor["metricModelSupport"]["comet"] == AFRICOMET and yor["quotes"]["primary"] == ["“", "”"]
+    assert card_provenance(yor) == {"card": "file", "file": "data/languages/yor.yaml",
+                                    "cldr": yor["provenance"]["cldr"],
+                                    "note": "card file data/languages/yor.yaml, with quotes from CLDR"}
+    crk = cards["crk"]  # the file's own facts win: SRO and syllabics, not CLDR's likely script alone
+    assert crk["scripts"] == ["Latn", "Cans"] and crk["provenance"]["note"] == "card file data/languages/crk.yaml"
+
+
+def test_language_cldr_does_not_know_gets_a_card_that_says_so(tmp_path):
+    card = card_for("qaa", tmp_path)
+    assert "scripts" not in card and "quotes" not in card
+    assert card_provenance(card) == {
+        "card": "none", "file": str(tmp_path / "qaa.yaml"), "cldr": None,
+        "note": f"no card file {tmp_path / 'qaa.yaml'} and CLDR does not know 'qaa': script, casing and "
+                "quotation marks are unknown"}
+    assert provenance_warning("qaa", card) == f"language 'qaa': {card['provenance']['note']}"
+    assert provenance_warning("yor", card_for("yor", CARDS)) is None

@@ -4,7 +4,7 @@ Golden values are counted by hand in the comments."""
 import numpy as np
 import pytest
 
-from lyss.languages import load_card
+from lyss.languages import card_for, load_card
 from lyss.metrics import ScoringInput
 from lyss.metrics.orthography import OrthographicAccuracy, load_ruleset
 
@@ -51,10 +51,24 @@ def test_inline_rules_of_the_spanish_card():
     assert result.corpus_value == pytest.approx(0.75)
 
 
-def test_language_without_rule_set_is_unavailable():
+def test_card_file_without_rule_set_says_so_naming_the_file():
     eng = load_card("data/languages/eng.yaml")
     result = OrthographicAccuracy().score(scoring(["hello"], eng))
-    assert result.corpus_value is None and "'eng' declares no orthography rule set" in result.reason
+    assert result.corpus_value is None
+    assert result.reason == "language card data/languages/eng.yaml declares no orthography rule set"
+
+
+def test_language_without_card_file_says_the_card_is_derived_not_that_it_lacks_rules(tmp_path):
+    deu = card_for("deu", tmp_path)
+    result = OrthographicAccuracy().score(scoring(["Hallo Welt"], deu))
+    assert result.reason == (f"language 'deu' has no card file ({tmp_path / 'deu.yaml'}); its card is derived "
+                             "from CLDR, which has no orthography rule set")
+
+
+def test_language_unknown_to_cldr_says_so(tmp_path):
+    result = OrthographicAccuracy().score(scoring(["abc"], card_for("qaa", tmp_path)))
+    assert result.reason == (f"language 'qaa' has no card file ({tmp_path / 'qaa.yaml'}) and CLDR does not "
+                             "know it; no orthography rule set")
 
 
 def test_punctuation_only_and_empty_predictions_are_unavailable(crk):

@@ -17,6 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from lyss.languages import missing_fact_reason
+
 LT_PROC = "lt-proc"
 # Characters with a meaning in the Apertium stream format; escaped with a backslash on input.
 _APERTIUM_RESERVED = re.compile(r"([\\^$/<>\[\]{}@*#+~])")
@@ -115,12 +117,13 @@ def _load(backend: str, path: str):
     return BACKENDS[backend](Path(path))
 
 
-def load_analyzer(card: dict):
-    """The card's analyzer, cached per process; AnalyzerUnavailable (naming card and path) if unusable."""
+def load_analyzer(card: dict, code: str | None = None):
+    """The card's analyzer, cached per process; AnalyzerUnavailable (naming card and path) if unusable.
+    `code` names the language when the card itself is empty (a card built in code)."""
     spec = card.get("fst_analyzer")
-    code = card.get("code", "?")
+    code = card.get("code") or code or "?"
     if not spec:
-        raise AnalyzerUnavailable(f"language card {code!r} declares no fst_analyzer")
+        raise AnalyzerUnavailable(missing_fact_reason(card, "fst_analyzer", code))
     path = Path(spec["path"]).expanduser()
     if not path.is_file():
         raise AnalyzerUnavailable(f"FST analyzer {str(path)!r} of language card {code!r} does not exist")

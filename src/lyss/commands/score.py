@@ -15,7 +15,7 @@ from pathlib import Path
 from lyss.composite import applied_weights, select_profile, weight_share
 from lyss.confidence import confidence_intervals
 from lyss.errors import InputError
-from lyss.languages import load_card
+from lyss.languages import card_for, card_provenance, provenance_warning
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
 from lyss.runcard import apply_caveats, build_scores
 from lyss.settings import read_params_file, validate_params
@@ -47,20 +47,19 @@ def read_parallel(paths: list[Path]) -> list[list[str]]:
 
 
 def language_cards(lang_pair: str, languages_dir: Path) -> tuple[str, str, dict, dict]:
-    """Source and target codes and their cards; a language without a card uses defaults (said on stderr)."""
+    """Source and target codes and their cards (a card file merged over CLDR's facts, or CLDR's alone);
+    a language without a card file is said on stderr and in the warnings (`card_warnings`)."""
     codes = lang_pair.split("-")
     if len(codes) != 2 or not all(codes):
         raise InputError("--lang-pair", f"expected SRC-TGT such as eng-deu, got {lang_pair!r}")
-    cards = []
-    for code in codes:
-        path = languages_dir / f"{code}.yaml"
-        if path.exists():
-            cards.append(load_card(path))
-        else:
-            cards.append({})
-            print(f"lyss: no language card {path}; using defaults for {code} "
-                  "(BLEU tokenizer 13a, composite profile B when it is the target)", file=sys.stderr)
+    cards = [card_for(code, languages_dir) for code in codes]
+    for line in card_warnings(codes, cards):
+        print(f"lyss: {line}", file=sys.stderr)
     return codes[0], codes[1], cards[0], cards[1]
+
+
+def card_warnings(codes, cards) -> list[str]:
+    return [w for w in map(provenance_warning, codes, cards) if w]
 
 
 def load_settings(path: Path) -> dict:
@@ -133,7 +132,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="reference translations, one per line")
     parser.add_argument("--lang-pair", "-l", required=True, help="ISO 639-3 codes SRC-TGT, e.g. eng-deu")
     parser.add_argument("--languages", type=Path, default=Path("data/languages"),
-                        help="language card folder (default data/languages); missing cards mean defaults")
+                        help="language card folder (default data/languages); a language without a card file "
+                        "gets the card derived from CLDR (docs/languages.md)")
     parser.add_argument("--params", type=Path, default=Path("params.yaml"),
                         help="params.yaml with the composite weights, tiers and stats settings "
                         "(default params.yaml)")
@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     scores["evaluated"] = len(data.entries)
     caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"],
                                        reference_flags=oracle["flags"])
-    warnings = []
+    warnings = card_warnings(args.lang_pair.split("-"), [data.source_card, data.target_card])
     if args.ci:
         stats = settings["stats"]
         intervals = confidence_intervals(
@@ -206,10 +206,12 @@ def run(args: argparse.Namespace) -> int:
             alpha=stats["alpha"], seed=stats["seed"] if args.seed is None else args.seed,
             min_entries=stats.get("min_entries_warning", 30))
         scores["confidence_intervals"] = intervals["confidence_intervals"]
-        warnings = intervals["warnings"]
+        warnings += intervals["warnings"]
     used = applied_weights(scores, weights)
     block = {"composite_profile": {"profile": profile, "weights": weights, "applied_weights": used,
                                    "weight_share": round(weight_share(scores, weights), 6)},
+             "language_cards": {data.source_lang: card_provenance(data.source_card),
+                                data.target_lang: card_provenance(data.target_card)},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
              "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores,

@@ -8,6 +8,7 @@ switch and no fabrication, and its emptiness is reported by the run card's `empt
 
 import functools
 import unicodedata
+from collections import Counter
 
 import numpy as np
 import pycountry
@@ -15,6 +16,7 @@ import regex
 
 from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.embedders import cosine_matrix, get_embedder
+from lyss.languages import card_provenance
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
 from lyss.metrics.semantic import has_content
@@ -72,7 +74,18 @@ def wordfreq_language(code: str, card: dict) -> str | None:
     import wordfreq
 
     short = (card.get("code_switching") or {}).get("wordfreq") or _iso639_1(code)
-    return short if short in wordfreq.available_languages() else None
+    return short if short in wordfreq.available_languages() and _list_usable(short) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _list_usable(short: str) -> bool:
+    """Whether wordfreq can look words up in a list here: Japanese, Korean and Chinese lookups need an
+    optional tokenizer (MeCab, jieba); without it the list is as good as absent."""
+    try:
+        zipf_frequency("a", short)
+    except ImportError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,16 +98,40 @@ def script_of(word: str, scripts) -> set[str]:
     return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
 
 
+def ordinary_words(text: str, card: dict) -> list[str]:
+    """Casefolded words of `text` that are not in name position (see `name_like`)."""
+    return [w.casefold() for w, initial in words_with_position(text, card) if not name_like(w, initial)]
+
+
+def corpus_target_words(entries: list[dict], source_card: dict, target_card: dict, margin: float) -> set[str]:
+    """Words the corpus's references use as ordinary words and not `margin` Zipf units (10**margin times)
+    less often than its sources do: the corpus as a word list of both languages. A language without a
+    wordfreq list is measured against what its human translators wrote, while English that slipped into
+    a few references ("the" 3 times in 200 Yoruba references, 426 times in their sources) stays English."""
+    source_counts = Counter(w for e in entries for w in ordinary_words(e["source"], source_card))
+    reference_counts = Counter(w for e in entries for w in ordinary_words(e.get("reference") or "", target_card))
+    n_source, n_reference = sum(source_counts.values()) or 1, sum(reference_counts.values()) or 1
+    return {w for w, count in reference_counts.items()
+            if source_counts[w] / n_source < 10 ** margin * count / n_reference}
+
+
 class CodeSwitchingRate:
     """Share of output words that are source-language words (spec §2.4).
 
-    A word is a switch when (1) its letters are in a script of the source card and in none of the target
-    card (script analysis), or (2) both languages share its script, the source language's wordfreq list
-    makes it a source word (MIN_SOURCE_ZIPF / MIN_ZIPF_MARGIN), and the target card's FST analyzer, when
-    there is one, does not accept it (so Spanish "has", "once", "hotel" are not English switches).
+    A word is a switch when there is evidence that it belongs to the source language and none that it
+    belongs to the target language:
+      - source evidence: its letters are only in scripts of the source card and in none of the target
+        card; or the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least MIN_ZIPF_MARGIN
+        more common than the target's list (0 when the target has none); or the entry's own source
+        contains it (a word copied through untranslated, which needs no word list);
+      - target evidence (any one clears the word): the entry's reference uses it; the corpus's
+        references use it about as often as its sources (`corpus_target_words`); the target's wordfreq
+        list has it within the margin; the target card's FST analyzer accepts it.
+    The reference itself therefore scores 0 by construction.
     Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
-    itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`), and words
-    that no list knows.
+    itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`).
+    The scripts come from the language cards, which every language CLDR knows has (`lyss.languages`); a
+    language CLDR does not know has no scripts, so only the word evidence applies, and the details say so.
     """
 
     id = "code_switching_rate"
@@ -107,31 +144,31 @@ class CodeSwitchingRate:
         target_scripts = set(data.target_card.get("scripts", []))
         source_list = wordfreq_language(data.source_lang, data.source_card)
         target_list = wordfreq_language(data.target_lang, data.target_card)
-        if not source_list and not (source_scripts - target_scripts):
-            return MetricResult.unavailable(
-                self.id, n, f"wordfreq has no word list for source language {data.source_lang!r} and the "
-                            "language cards give it no script of its own to detect")
         min_zipf = float(data.options.get("min_source_zipf", MIN_SOURCE_ZIPF))
         margin = float(data.options.get("min_zipf_margin", MIN_ZIPF_MARGIN))
+        vocabulary = corpus_target_words(data.entries, data.source_card, data.target_card, margin)
 
-        def looks_like_source(word: str) -> bool:
-            scripts = script_of(word, source_scripts | target_scripts)
-            if scripts and not scripts & target_scripts:
-                return True  # letters only in scripts of the source card
-            if not source_list:
+        def source_evidence(word: str, copied: set[str], reference: set[str]) -> bool:
+            if word.casefold() in vocabulary or word.casefold() in reference:
                 return False
-            from wordfreq import zipf_frequency
-
-            in_source = zipf_frequency(word, source_list)
+            if target_scripts:
+                scripts = script_of(word, source_scripts | target_scripts)
+                if not scripts & target_scripts:
+                    return bool(scripts)  # only in source scripts; a third script is no source word
             in_target = zipf_frequency(word, target_list) if target_list else 0.0
-            return in_source >= min_zipf and in_source - in_target >= margin
+            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
+                return True
+            return word.casefold() in copied and in_target < min_zipf
 
         candidates = []
         for entry, prediction in zip(data.entries, data.predictions, strict=True):
-            names = proper_names(entry["source"], data.source_card)
+            source_words = words_with_position(entry["source"], data.source_card)
+            names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
+            copied = {w.casefold() for w, _ in source_words} - names
+            reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
             found = words_with_position(prediction, data.target_card)
-            candidates.append(([w for w, initial in found if not name_like(w, initial)
-                                and w.casefold() not in names and looks_like_source(w)], len(found)))
+            candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
+                                not in names and source_evidence(w, copied, reference)], len(found)))
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
@@ -140,7 +177,10 @@ class CodeSwitchingRate:
                    "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
                    "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
                    "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
-                   "source_only_scripts": sorted(source_scripts - target_scripts)}
+                   "corpus_target_words": len(vocabulary),
+                   "source_only_scripts": sorted(source_scripts - target_scripts) if target_scripts else None,
+                   "script_analysis": "on" if target_scripts else
+                   f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched})
@@ -154,6 +194,22 @@ class CodeSwitchingRate:
             return set(), f"none ({err})"
         analysed = analyse_words(analyzer, sorted(words_), target_card.get("caseless", False))
         return {w for w, a in analysed.items() if a.accepted}, f"{analyzer.backend}:{analyzer.path}"
+
+
+def zipf_frequency(word: str, wordlist: str) -> float:
+    from wordfreq import zipf_frequency as lookup
+
+    return lookup(word, wordlist)
+
+
+def _card_note(card: dict) -> str:
+    return card_provenance(card)["note"]
+
+
+def alignment_anchors(entry: dict) -> list[str]:
+    """What an output sentence may align with: the source and the reference, whole and by sentence."""
+    texts = [t for t in (entry["source"], entry.get("reference")) if t]
+    return list(dict.fromkeys(a for text in texts for a in (text, *sentences(text))))
 
 
 def rate_or_unavailable(metric: str, stats: np.ndarray, empty_reason: str, **extra) -> MetricResult:
@@ -184,14 +240,17 @@ class HallucinationRate:
     Units are the output's words, numbers, {placeholders} and URLs/e-mail addresses. A unit is flagged
     when it is
       - a placeholder that the source does not contain;
-      - a URL or e-mail address that the source does not contain;
+      - a URL or e-mail address that neither the source nor the reference contains;
       - a number whose digits appear in neither the source nor the reference (so "3,300,000" matches
         "3 300 000"; a number written in words in the source, "eight" → "8", is flagged unless the
         reference has the digits too);
       - a name: a word capitalised inside its sentence, or an acronym, that is no word of the source or
         the reference (case-insensitively);
-      - any unit of an output sentence that the embedder cannot align with the source: its best cosine with
-        the source's sentences and the whole source stays below `min_alignment_cosine` (option).
+      - any unit of an output sentence that the embedder cannot align with the source or the reference: its
+        best cosine with their sentences and with each whole text stays below `min_alignment_cosine`
+        (option). The reference is an anchor because an embedder that knows the target language poorly
+        cannot match it with the source (Northern Sami references got hallucination_rate 0.62 that way);
+        against itself a reference aligns by construction, so the reference scores 0.
     Not detected: fabricated content words that keep the sentence close to the source in embedding space,
     wrong but plausible word choices, omissions (they add nothing).
     """
@@ -208,7 +267,8 @@ class HallucinationRate:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
         threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
         output_sentences = [sentences(p or "") for p in data.predictions]
-        aligned = self._aligned(embedder, data.sources, output_sentences, threshold)
+        anchors = [alignment_anchors(e) for e in data.entries]
+        aligned = self._aligned(embedder, anchors, output_sentences, threshold)
         stats = np.zeros((n, 2))
         flagged_units = []
         for i, entry in enumerate(data.entries):
@@ -216,13 +276,15 @@ class HallucinationRate:
                                                           (entry["reference"], data.target_card))
                            for w in words(text, card)}
             _, source_urls, source_numbers = _sentence_units(entry["source"])
-            allowed_numbers = set(source_numbers) | set(_sentence_units(entry["reference"])[2])
+            _, reference_urls, reference_numbers = _sentence_units(entry["reference"])
+            allowed_urls = set(source_urls) | set(reference_urls)
+            allowed_numbers = set(source_numbers) | set(reference_numbers)
             source_placeholders = set(PLACEHOLDER.findall(entry["source"]))
             flagged, total = [], 0
             for sentence, ok in zip(output_sentences[i], aligned[i], strict=True):
                 placeholders, found_urls, numbers = _sentence_units(sentence)
                 units = ([(p, p not in source_placeholders) for p in placeholders]
-                         + [(u, u not in source_urls) for u in found_urls]
+                         + [(u, u not in allowed_urls) for u in found_urls]
                          + [(d, d not in allowed_numbers) for d in numbers]
                          + [(w, name_like(w, initial) and w.casefold() not in known_words)
                             for w, initial in words_with_position(sentence, data.target_card)])
@@ -231,16 +293,16 @@ class HallucinationRate:
             stats[i] = (len(flagged), total)
             flagged_units.append(" ".join(flagged))
         details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder.name,
+                   "alignment_anchors": "source and reference (whole and by sentence)",
                    "min_alignment_cosine": threshold,
                    "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}
         return rate_or_unavailable(self.id, stats, "no output units", details=details,
                                    columns={"flagged_units": flagged_units})
 
     @staticmethod
-    def _aligned(embedder, sources: list[str], output_sentences: list[list[str]], threshold: float):
-        """For each output sentence: does it reach `threshold` against some source sentence or the whole
-        source? Sentences without letters or digits have nothing to align and pass."""
-        anchors = [[s, *sentences(s)] for s in sources]
+    def _aligned(embedder, anchors: list[list[str]], output_sentences: list[list[str]], threshold: float):
+        """For each output sentence: does it reach `threshold` against one of its entry's anchors (source
+        and reference, whole and by sentence)? Sentences without letters or digits pass."""
         to_embed = list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s)))
         if not to_embed:
             return [[True] * len(row) for row in output_sentences]

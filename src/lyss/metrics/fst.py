@@ -48,7 +48,7 @@ class FstAcceptance:
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
-            analyzer = load_analyzer(data.target_card)
+            analyzer = load_analyzer(data.target_card, data.target_lang)
             tokens, analysed = _analyse_predictions(analyzer, data)
         except AnalyzerUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err))
@@ -100,7 +100,7 @@ class MorphologicalAccuracy:
             return MetricResult.unavailable(self.id, n, "no corpus entry has `morphology` annotations "
                                             "(expected analyses per entry)")
         try:
-            analyzer = load_analyzer(data.target_card)
+            analyzer = load_analyzer(data.target_card, data.target_lang)
             tokens, analysed = _analyse_predictions(analyzer, data)
         except AnalyzerUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err))

@@ -22,7 +22,7 @@ import regex
 import yaml
 
 from lyss.errors import InputError
-from lyss.languages import card_schema
+from lyss.languages import card_schema, missing_fact_reason
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
@@ -95,8 +95,7 @@ class OrthographicAccuracy:
         n = len(data.entries)
         rules = load_ruleset(data.target_card)
         if rules is None:
-            code = data.target_card.get("code", data.target_lang)
-            reason = f"language card {code!r} declares no orthography rule set"
+            reason = missing_fact_reason(data.target_card, "orthography rule set", data.target_lang)
             return MetricResult.unavailable(self.id, n, reason)
         checker = _Checker(rules, data.target_card)
         tokens = [words(p or "", data.target_card) for p in data.predictions]
