@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lyss.cli import main
+from lyss.stats import count_matrix, percentile_interval
 from lyss.validation.correlate import (
     CorrelationOptions,
     ScoreData,
@@ -17,7 +18,6 @@ from lyss.validation.correlate import (
     SystemLevel,
     significance_table,
 )
-from lyss.validation.resample import bootstrap_counts, percentile_interval
 from lyss.validation.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
@@ -112,7 +112,7 @@ def test_system_level_by_hand():
         systems=["A", "A", "B", "B", "C", "C"],
         items=["x", "y"] * 3,
     )
-    stats = SystemLevel(data).evaluate(data.metrics["m"])
+    stats = SystemLevel(data, CorrelationOptions()).evaluate(data.metrics["m"])
     assert stats["pairwise_accuracy"][0] == pytest.approx(2 / 3)
     assert stats["pearson"][0] == pytest.approx(pearsonr([10, 20, 30], [0.1, 0.3, 0.2])[0])
     assert stats["kendall"][0] == pytest.approx(kendalltau([10, 20, 30], [0.1, 0.3, 0.2])[0])
@@ -135,7 +135,7 @@ def test_bootstrap_counts_evaluate_like_explicit_resamples():
     human, metric, _ = _random_case(seed=6, n=30)
     data = _table(human, {"m": metric})
     level = SegmentLevel(data, CorrelationOptions())
-    counts = bootstrap_counts(30, 5, seed=1)
+    counts = count_matrix(30, 5, seed=1)
     stats = level.evaluate(metric, counts)
     for b in range(5):
         index = np.repeat(np.arange(30), counts[b])
@@ -151,7 +151,7 @@ def test_pearson_bootstrap_interval_coverage():
     hits = 0
     for k in range(300):
         x, y = rng.multivariate_normal([0, 0], cov, 80).T
-        low, high = percentile_interval(weighted_pearson(x, y, bootstrap_counts(80, 800, k)), 0.95)
+        low, high = percentile_interval(weighted_pearson(x, y, count_matrix(80, 800, k)), 0.95)
         hits += low <= 0.6 <= high
     assert 0.90 <= hits / 300 <= 0.98
 
@@ -249,3 +249,34 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
     assert f"{bad}:3" in message and "field 'm'" in message
     assert main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")]) == 2
     assert "missing column 'nope'" in capsys.readouterr().err
+
+
+def test_lean_kendall_equals_scipy_with_ties():
+    from lyss.validation.stats import kendall_tau_b
+
+    rng = np.random.default_rng(21)
+    human = rng.integers(0, 4, size=(3, 7, 9)).astype(float)  # many ties on both sides
+    metric = rng.integers(0, 5, size=(3, 7, 9)).astype(float)
+    metric[0, 0] = 1.0  # a constant group: τ undefined
+    got = kendall_tau_b(human, metric)
+    for b in range(3):
+        for g in range(7):
+            expected = kendalltau(human[b, g], metric[b, g], variant="b")[0]
+            if np.isnan(expected):
+                assert np.isnan(got[b, g])
+            else:
+                assert got[b, g] == pytest.approx(expected, abs=1e-12)
+
+
+def test_swap_mask_matrix_is_the_swap_masks_stream():
+    from lyss.stats import swap_mask_matrix, swap_masks
+
+    blocks = np.vstack(list(swap_masks(17, 70, [3, 1]))).astype(bool)
+    np.testing.assert_array_equal(swap_mask_matrix(17, 70, [3, 1]), blocks)
+
+
+def test_csv_values_keep_full_precision():
+    from lyss.validation.tables import format_value
+
+    assert float(format_value(0.1234567890123)) == 0.1234567890123
+    assert format_value(float("nan")) == "" and format_value(None) == ""

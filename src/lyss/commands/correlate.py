@@ -4,7 +4,8 @@ import argparse
 from pathlib import Path
 
 from lyss.validation.correlate import (
-    STATISTICS,
+    CORRELATION_COLUMNS,
+    SIGNIFICANCE_COLUMNS,
     CorrelationOptions,
     correlation_table,
     levels_for,
@@ -13,11 +14,6 @@ from lyss.validation.correlate import (
 )
 from lyss.validation.options import add_resampling, positive_int, usage_error
 from lyss.validation.tables import parse_name_list, read_csv, write_csv
-
-CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
-    f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
-]
-SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
 
 
 def register(subparsers) -> None:

@@ -78,6 +78,26 @@ def auroc(scores, positive, weights=None) -> np.ndarray:
         return np.where((w_pos > 0) & (w_neg > 0), u / (w_pos * w_neg), np.nan)
 
 
+def kendall_tau_b(human, metric) -> np.ndarray:
+    """Kendall τ-b per group for unweighted grids (..., G, s), NaN where either side is constant.
+
+    The lean path for permutation tests, where the metric values change every time: the human pair
+    signs are computed once per group and the metric's signs enter one multiply-and-sum."""
+    human = np.asarray(human, dtype=float)
+    metric = np.asarray(metric, dtype=float)
+    s = human.shape[-1]
+    i, j = np.triu_indices(s, 1)
+    sign_h = np.sign(human[..., i] - human[..., j]).astype(np.float32)
+    a, b = metric[..., i], metric[..., j]
+    sign_m = np.sign(a - b).astype(np.float32)
+    score = np.einsum("...p,...p->...", sign_m, sign_h, dtype=np.float64)
+    untied_h = np.count_nonzero(sign_h, axis=-1)
+    untied_m = np.count_nonzero(sign_m, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = score / np.sqrt(untied_h * untied_m)
+    return np.where((untied_h > 0) & (untied_m > 0), tau, np.nan)
+
+
 def pair_statistics(human, metric, weights=None, group_weights=None, calibrate_ties=True):
     """Kendall tau-b per group and pairwise accuracy averaged over groups.
 
