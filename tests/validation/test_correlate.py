@@ -280,3 +280,32 @@ def test_csv_values_keep_full_precision():
 
     assert float(format_value(0.1234567890123)) == 0.1234567890123
     assert format_value(float("nan")) == "" and format_value(None) == ""
+
+
+def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
+    from lyss.validation.stats import sorted_kendall_accuracy
+
+    rng = np.random.default_rng(4)
+    human = rng.integers(0, 5, 300).astype(float)
+    metric = np.round(rng.normal(size=300) + human / 3, 1)  # ties on both sides
+    tau, accuracy = sorted_kendall_accuracy(human, metric)
+    assert tau == pytest.approx(kendalltau(human, metric, variant="b")[0], abs=1e-12)
+    i, j = np.triu_indices(300, 1)
+    sh, sm = np.sign(human[i] - human[j]), np.sign(metric[i] - metric[j])
+    assert accuracy == pytest.approx(np.mean((sh * sm > 0) | ((sh == 0) & (sm == 0))), abs=1e-12)
+
+
+def test_large_flat_segment_level_sorts_and_matches_scipy_on_resamples():
+    from lyss.validation.correlate import SORTING_ABOVE_ROWS
+
+    n = SORTING_ABOVE_ROWS + 100
+    human, metric, _ = _random_case(seed=9, n=n)
+    data = _table(human, {"m": metric})
+    level = SegmentLevel(data, CorrelationOptions())
+    assert level.by_sorting
+    counts = count_matrix(n, 3, seed=2)
+    stats = level.evaluate(metric, counts)
+    for b in range(3):
+        index = np.repeat(np.arange(n), counts[b])
+        assert stats["kendall"][b] == pytest.approx(kendalltau(human[index], metric[index])[0], abs=1e-12)
+        assert stats["spearman"][b] == pytest.approx(spearmanr(human[index], metric[index])[0], abs=1e-12)

@@ -22,10 +22,19 @@ from lyss.stats import (
     rows_per_chunk,
     swap_mask_matrix,
 )
-from lyss.validation.stats import kendall_tau_b, nan_weighted_mean, pair_statistics, weighted_pearson, weighted_spearman
+from lyss.validation.stats import (
+    kendall_tau_b,
+    nan_weighted_mean,
+    pair_statistics,
+    sorted_kendall_accuracy,
+    weighted_pearson,
+    weighted_spearman,
+)
 from lyss.validation.tables import CsvTable, check_unique
 
 STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
+# Above this many rows in one flat (ungrouped) segment level, rank statistics are computed by sorting.
+SORTING_ABOVE_ROWS = 1500
 CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
     f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
 ]
@@ -115,10 +124,17 @@ class SegmentLevel:
             self.unit_of_row, self.units = _unit_index(data.items, n)
             self.human = data.human[None, :]
         self.size = n
+        # One flat list of many rows: n² pairs per resample is too many, so Kendall and accuracy come
+        # from sorting, and accuracy is not tie-calibrated (its epsilon search needs every pair's gap).
+        self.by_sorting = not self.grouped and n > SORTING_ABOVE_ROWS
+        if self.by_sorting:
+            self.calibrate = False
 
     def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Statistics for each row of `metric` (B, n) or for each resample in `counts` (B, units)."""
         metric = np.atleast_2d(metric)
+        if self.by_sorting:
+            return self._evaluate_by_sorting(metric, counts)
         batch = max(len(metric), 0 if counts is None else len(counts))
         # numbers per resample: pairs plus observations, per group
         s = self.grid.shape[1] if self.grouped else self.size
@@ -133,6 +149,29 @@ class SegmentLevel:
                 w = None if c is None else c[:, None, self.unit_of_row]
                 parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate, self.wanted))
         return _join(parts)
+
+
+    def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None) -> dict[str, np.ndarray]:
+        batch = max(len(metric), 0 if counts is None else len(counts))
+        rank_stats = [s for s in self.wanted if s in ("kendall", "pairwise_accuracy")]
+        moment_stats = tuple(s for s in self.wanted if s in ("pearson", "spearman"))
+        out = {name: np.empty(batch) for name in rank_stats}
+        parts = []
+        for part in chunk_slices(batch, rows_per_chunk(self.size)):
+            m = metric[part] if len(metric) > 1 else metric
+            w = None if counts is None else counts[part][:, self.unit_of_row]
+            if moment_stats:
+                parts.append(_statistics(self.human, m[:, None, :], None if w is None else w[:, None, :], None,
+                                         False, moment_stats))
+            for offset, b in enumerate(range(part.start, part.stop)):
+                values = m[offset if len(m) > 1 else 0]
+                index = np.arange(self.size) if w is None else np.repeat(np.arange(self.size), w[offset])
+                tau, accuracy = sorted_kendall_accuracy(self.human[0, index], values[index])
+                for name, value in (("kendall", tau), ("pairwise_accuracy", accuracy)):
+                    if name in out:
+                        out[name][b] = value
+        joined = _join(parts) if parts else {}
+        return {name: joined[name] if name in joined else out[name] for name in self.wanted}
 
 
 class SystemLevel:
