@@ -309,3 +309,24 @@ def test_large_flat_segment_level_sorts_and_matches_scipy_on_resamples():
         index = np.repeat(np.arange(n), counts[b])
         assert stats["kendall"][b] == pytest.approx(kendalltau(human[index], metric[index])[0], abs=1e-12)
         assert stats["spearman"][b] == pytest.approx(spearmanr(human[index], metric[index])[0], abs=1e-12)
+
+
+def test_cli_lower_is_better_agrees_when_negative_and_is_compared_oriented(tmp_path):
+    rng = np.random.default_rng(12)
+    human = rng.normal(size=60)
+    good = human + rng.normal(0, 0.5, 60)
+    pairs = enumerate(zip(human, good, strict=True))
+    lines = ["item,human,good,error_rate"] + [f"i{k},{h!r},{g!r},{5 - g!r}" for k, (h, g) in pairs]
+    scores = tmp_path / "scores.csv"
+    scores.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["correlate", str(scores), "--human", "human", "--metrics", "good,error_rate", "--item", "item",
+                 "--lower-is-better", "error_rate", "--resamples", "100", "--permutations", "50",
+                 "--out", str(out)]) == 0
+    rows = {r["metric"]: r for r in _read(out / "correlations.csv")}
+    assert float(rows["error_rate"]["kendall"]) == pytest.approx(-kendalltau(human, good)[0], abs=1e-12)
+    assert (rows["error_rate"]["direction"], rows["error_rate"]["agrees"]) == ("lower", "yes")
+    assert (rows["good"]["direction"], rows["good"]["agrees"]) == ("higher", "yes")
+    # error_rate = 5 − good: oriented, the two metrics are the same ranking, so no difference at all.
+    delta = [float(r["delta"]) for r in _read(out / "significance.csv") if r["statistic"] == "kendall"]
+    assert delta == pytest.approx([0.0, 0.0], abs=1e-12)
