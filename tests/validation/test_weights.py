@@ -86,3 +86,53 @@ def test_each_fold_is_scored_with_weights_fitted_without_it():
 def test_rounded_profile_sums_to_one():
     profile = rounded_profile({"a": 0.33333, "b": 0.33333, "c": 0.33334, "d": 0.0001})
     assert sum(profile.values()) == pytest.approx(1.0, abs=1e-12) and "d" not in profile
+
+
+def test_cli_fits_from_pipeline_files_and_writes_a_selectable_profile(tmp_path, monkeypatch, capsys):
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    from lyss.cli import main
+    from lyss.metric_files import write_metric_result
+    from lyss.metrics.base import MetricResult
+
+    root = Path(__file__).resolve().parents[2]
+    rows = _rows(seed=7, systems=6, items=30)
+    ids = [f"i{k:03d}" for k in range(30)]
+    folder = tmp_path / "data/corpora/tiny"
+    folder.mkdir(parents=True)
+    (folder / "dataset.yaml").write_text("id: tiny\nlanguage_pair: eng-deu\nlicence: CC0-1.0\ncitation: test\n")
+    (folder / "corpus.jsonl").write_text("".join(
+        json.dumps({"id": i, "source": "s", "reference": "r", "provenance": f"doc{k % 3}"}) + "\n"
+        for k, i in enumerate(ids)))
+    human_lines = ["method,id,human"]
+    for s in range(6):
+        block = slice(30 * s, 30 * (s + 1))
+        human_lines += [f"m{s},{i},{h!r}" for i, h in zip(ids, rows.human[block], strict=True)]
+        for metric, scale in (("chrf_plus_plus", 100.0), ("semantic_score", 1.0)):
+            values = rows.features[metric][block] * scale
+            write_metric_result(tmp_path / f"results/metrics/tiny/m{s}/{metric}.parquet",
+                                MetricResult(metric, values, float(values.mean())), ids)
+    (tmp_path / "human.csv").write_text("\n".join(human_lines) + "\n")
+    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
+    params["datasets"] = {"tiny": {"path": "data/corpora/tiny", "human_scores": "human.csv"}}
+    params["methods"] = {"copy_source": {"kind": "copy_source"}}
+    params.pop("validation", None)
+    params["languages_dir"] = str(root / "data/languages")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    monkeypatch.chdir(tmp_path)
+
+    assert main(["weights", "fit", "tiny", "--by", "document", "--folds", "3", "--out", "out"]) == 0
+    profile = yaml.safe_load((tmp_path / "out/profile.yaml").read_text())
+    weights = profile["fitted_tiny"]
+    assert sum(weights.values()) == pytest.approx(1.0, abs=1e-12)
+    assert weights["chrf_plus_plus"] == pytest.approx(0.7, abs=0.03)  # generated as 0.7·chrF++ + 0.3·semantic
+    summary = json.loads((tmp_path / "out/summary.json").read_text())
+    assert set(summary["summary"]) == {"spec_composite", "fitted_composite", "chrf_plus_plus"}
+    assert len(summary["folds"]) == 3 and summary["by"] == "document"
+    assert "fitted_composite" in capsys.readouterr().out
+
+    assert main(["weights", "fit", "nope", "--out", "out"]) == 2
+    assert "no dataset 'nope'" in capsys.readouterr().err
