@@ -110,6 +110,12 @@ def test_evidence_matches_scipy_and_respects_direction(dataset, tmp_path):
     assert (chrf["segments"], chrf["systems"], chrf["min_annotators_per_segment"]) == (6, 3, 1)
     assert chrf["meets_spec_minimum"] is False and chrf["status"] == "evidence"
     assert json.loads((tmp_path / "out/evidence.json").read_text()) == evidence
+    header, *lines = (tmp_path / "out/correlations.csv").read_text().splitlines()
+    table = [dict(zip(header.split(","), line.split(","), strict=True)) for line in lines]
+    chrf_row = next(r for r in table if (r["level"], r["metric"]) == ("segment", "chrf_plus_plus"))
+    human, n = _human(), len(IDS)
+    defined = [not np.isnan(stats.kendalltau(human[i::n], _column("chrf_plus_plus")[i::n])[0]) for i in range(n)]
+    assert int(chrf_row["kendall_items"]) == sum(defined)
     left_out = json.loads((tmp_path / "out/left_out.json").read_text())
     assert left_out["semantic_score"] == "undefined for 1 of 18 rated entries"
 

@@ -30,11 +30,12 @@ from lyss.validation.correlate import (
     significance_table,
 )
 from lyss.validation.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
+from lyss.validation.stats import kendall_tau_b
 from lyss.validation.tables import read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
 MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3
-DATASET_COLUMNS = [*CORRELATION_COLUMNS, "direction", "agrees"]
+DATASET_COLUMNS = [*CORRELATION_COLUMNS, "kendall_items", "direction", "agrees"]
 SIGNIFICANCE_STATISTICS = ("kendall", "pearson")
 
 
@@ -135,7 +136,13 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
     options = CorrelationOptions(group_by_item=True, resamples=resamples, permutations=permutations, seed=seed)
     levels = levels_for(data, options)
     correlations = correlation_table(data, levels, options)
+    segment = levels[0]
     for row in correlations:
+        if row["level"] == "segment":
+            # Items where τ is defined (a metric tied on all of an item's translations has none there):
+            # a τ averaged over few items is not comparable with one averaged over all of them.
+            per_item = kendall_tau_b(segment.human, compared[row["metric"]][segment.grid])
+            row["kendall_items"] = int(np.count_nonzero(~np.isnan(per_item)))
         row["direction"] = direction_of(row["metric"])
         row["agrees"] = agrees(row["direction"], row["kendall_lo"], row["kendall_hi"])
     out_dir = Path(out_dir)
