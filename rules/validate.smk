@@ -29,11 +29,28 @@ rule validate_all:
         validation_outputs(),
 
 
+def rated_metric_files(wildcards):
+    """Metric files of exactly the methods the dataset's human scores rate (read when the DAG is built)."""
+    from lyss.validation.dataset import human_methods
+
+    methods = human_methods(config["datasets"][wildcards.dataset]["human_scores"])
+    return expand(
+        "results/metrics/{dataset}/{method}/{metric}.parquet",
+        dataset=wildcards.dataset,
+        method=methods,
+        metric=METRICS,
+    )
+
+
 rule validate_dataset:
-    """Metric–human agreement on a dataset whose `human_scores` rate its methods' translations."""
+    """Metric–human agreement (segment Kendall per item, system Pearson/Kendall, CIs, pairwise tests) and
+    the evidence.json the run cards read, on a dataset whose `human_scores` rate its methods.
+    """
     input:
         human=lambda wc: config["datasets"][wc.dataset]["human_scores"],
-        metrics=dataset_metric_files,
+        meta="results/corpora/{dataset}.meta.json",
+        languages=language_cards,
+        metrics=rated_metric_files,
     output:
         directory("results/validation/datasets/{dataset}"),
     log:
@@ -45,5 +62,7 @@ rule validate_dataset:
     params:
         stats=config["stats"],
         code=code("validate_dataset.py", "all"),
+        composite=config["composite"],
+        languages_dir=LANGUAGES_DIR,
     script:
         "../scripts/validate_dataset.py"

@@ -1,8 +1,11 @@
 """Snakemake adapter for rule `validate_dataset`."""
 
 from lyss.scripting import logged
-from lyss.validation.dataset import validate_dataset
+from lyss.validation.dataset import validate_pipeline_dataset
 
 with logged(snakemake.log[0]):
-    validate_dataset(snakemake.input.human, snakemake.input.metrics, snakemake.output[0],
-                     seed=snakemake.params.stats["seed"], resamples=snakemake.params.stats["bootstrap_resamples"])
+    validate_pipeline_dataset(
+        human_csv=snakemake.input.human, corpus_meta_path=snakemake.input.meta, metric_paths=snakemake.input.metrics,
+        languages_dir=snakemake.params.languages_dir, composite_settings=snakemake.params.composite,
+        stats_settings=snakemake.params.stats, out_dir=snakemake.output[0],
+    )

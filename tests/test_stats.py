@@ -10,7 +10,6 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 from scipy.stats import binomtest
 
-from lyss import stats
 from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats
 from lyss.stats import (
     CorpusStatistic,
@@ -22,6 +21,7 @@ from lyss.stats import (
     mcnemar_exact,
     paired_bootstrap,
     percentile_ci,
+    resample,
     swap_masks,
 )
 
@@ -36,7 +36,7 @@ def mean_statistic(values) -> CorpusStatistic:
 
 def test_bootstrap_counts_are_sacrebleus_index_draws_in_blocks(monkeypatch):
     # Force several blocks of odd sizes: the stream must equal one big draw of choice(n, (R, n)).
-    monkeypatch.setattr(stats, "BLOCK_CELLS", 7 * 13)
+    monkeypatch.setattr(resample, "BLOCK_CELLS", 7 * 13)
     n, r, seed = 13, 50, 12345
     counts = np.vstack(list(bootstrap_counts(n, r, seed)))
     idx = np.random.default_rng(seed).choice(n, size=(r, n), replace=True)
@@ -47,7 +47,7 @@ def test_bootstrap_counts_are_sacrebleus_index_draws_in_blocks(monkeypatch):
 
 
 def test_swap_masks_are_sacrebleus_ar_draws_in_blocks(monkeypatch):
-    monkeypatch.setattr(stats, "BLOCK_CELLS", 40 * 11)  # blocks of 32 trials × 11 entries
+    monkeypatch.setattr(resample, "BLOCK_CELLS", 40 * 11)  # blocks of 32 trials × 11 entries
     n, t, seed = 11, 100, 7
     masks = np.vstack(list(swap_masks(n, t, seed)))
     expected = np.random.default_rng(seed).integers(2, size=(t, n), dtype=bool)

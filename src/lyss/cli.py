@@ -8,7 +8,7 @@ from lyss import __version__
 from lyss.errors import InputError
 
 # One module per subcommand; each exposes `register(subparsers)` and sets `func` on its parser.
-COMMAND_MODULES = ["judge", "score", "compare", "labels", "correlate", "jury", "probe", "db", "cluster"]
+COMMAND_MODULES = ["judge", "score", "compare", "labels", "correlate", "jury", "probe", "db", "cluster", "weights"]
 
 
 def build_parser() -> argparse.ArgumentParser:

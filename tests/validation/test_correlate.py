@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lyss.cli import main
+from lyss.stats import count_matrix, percentile_interval
 from lyss.validation.correlate import (
     CorrelationOptions,
     ScoreData,
@@ -17,7 +18,6 @@ from lyss.validation.correlate import (
     SystemLevel,
     significance_table,
 )
-from lyss.validation.resample import bootstrap_counts, percentile_interval
 from lyss.validation.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
@@ -112,7 +112,7 @@ def test_system_level_by_hand():
         systems=["A", "A", "B", "B", "C", "C"],
         items=["x", "y"] * 3,
     )
-    stats = SystemLevel(data).evaluate(data.metrics["m"])
+    stats = SystemLevel(data, CorrelationOptions()).evaluate(data.metrics["m"])
     assert stats["pairwise_accuracy"][0] == pytest.approx(2 / 3)
     assert stats["pearson"][0] == pytest.approx(pearsonr([10, 20, 30], [0.1, 0.3, 0.2])[0])
     assert stats["kendall"][0] == pytest.approx(kendalltau([10, 20, 30], [0.1, 0.3, 0.2])[0])
@@ -135,7 +135,7 @@ def test_bootstrap_counts_evaluate_like_explicit_resamples():
     human, metric, _ = _random_case(seed=6, n=30)
     data = _table(human, {"m": metric})
     level = SegmentLevel(data, CorrelationOptions())
-    counts = bootstrap_counts(30, 5, seed=1)
+    counts = count_matrix(30, 5, seed=1)
     stats = level.evaluate(metric, counts)
     for b in range(5):
         index = np.repeat(np.arange(30), counts[b])
@@ -151,7 +151,7 @@ def test_pearson_bootstrap_interval_coverage():
     hits = 0
     for k in range(300):
         x, y = rng.multivariate_normal([0, 0], cov, 80).T
-        low, high = percentile_interval(weighted_pearson(x, y, bootstrap_counts(80, 800, k)), 0.95)
+        low, high = percentile_interval(weighted_pearson(x, y, count_matrix(80, 800, k)), 0.95)
         hits += low <= 0.6 <= high
     assert 0.90 <= hits / 300 <= 0.98
 
@@ -249,3 +249,84 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
     assert f"{bad}:3" in message and "field 'm'" in message
     assert main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")]) == 2
     assert "missing column 'nope'" in capsys.readouterr().err
+
+
+def test_lean_kendall_equals_scipy_with_ties():
+    from lyss.validation.stats import kendall_tau_b
+
+    rng = np.random.default_rng(21)
+    human = rng.integers(0, 4, size=(3, 7, 9)).astype(float)  # many ties on both sides
+    metric = rng.integers(0, 5, size=(3, 7, 9)).astype(float)
+    metric[0, 0] = 1.0  # a constant group: τ undefined
+    got = kendall_tau_b(human, metric)
+    for b in range(3):
+        for g in range(7):
+            expected = kendalltau(human[b, g], metric[b, g], variant="b")[0]
+            if np.isnan(expected):
+                assert np.isnan(got[b, g])
+            else:
+                assert got[b, g] == pytest.approx(expected, abs=1e-12)
+
+
+def test_swap_mask_matrix_is_the_swap_masks_stream():
+    from lyss.stats import swap_mask_matrix, swap_masks
+
+    blocks = np.vstack(list(swap_masks(17, 70, [3, 1]))).astype(bool)
+    np.testing.assert_array_equal(swap_mask_matrix(17, 70, [3, 1]), blocks)
+
+
+def test_csv_values_keep_full_precision():
+    from lyss.validation.tables import format_value
+
+    assert float(format_value(0.1234567890123)) == 0.1234567890123
+    assert format_value(float("nan")) == "" and format_value(None) == ""
+
+
+def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
+    from lyss.validation.stats import sorted_kendall_accuracy
+
+    rng = np.random.default_rng(4)
+    human = rng.integers(0, 5, 300).astype(float)
+    metric = np.round(rng.normal(size=300) + human / 3, 1)  # ties on both sides
+    tau, accuracy = sorted_kendall_accuracy(human, metric)
+    assert tau == pytest.approx(kendalltau(human, metric, variant="b")[0], abs=1e-12)
+    i, j = np.triu_indices(300, 1)
+    sh, sm = np.sign(human[i] - human[j]), np.sign(metric[i] - metric[j])
+    assert accuracy == pytest.approx(np.mean((sh * sm > 0) | ((sh == 0) & (sm == 0))), abs=1e-12)
+
+
+def test_large_flat_segment_level_sorts_and_matches_scipy_on_resamples():
+    from lyss.validation.correlate import SORTING_ABOVE_ROWS
+
+    n = SORTING_ABOVE_ROWS + 100
+    human, metric, _ = _random_case(seed=9, n=n)
+    data = _table(human, {"m": metric})
+    level = SegmentLevel(data, CorrelationOptions())
+    assert level.by_sorting
+    counts = count_matrix(n, 3, seed=2)
+    stats = level.evaluate(metric, counts)
+    for b in range(3):
+        index = np.repeat(np.arange(n), counts[b])
+        assert stats["kendall"][b] == pytest.approx(kendalltau(human[index], metric[index])[0], abs=1e-12)
+        assert stats["spearman"][b] == pytest.approx(spearmanr(human[index], metric[index])[0], abs=1e-12)
+
+
+def test_cli_lower_is_better_agrees_when_negative_and_is_compared_oriented(tmp_path):
+    rng = np.random.default_rng(12)
+    human = rng.normal(size=60)
+    good = human + rng.normal(0, 0.5, 60)
+    pairs = enumerate(zip(human, good, strict=True))
+    lines = ["item,human,good,error_rate"] + [f"i{k},{h!r},{g!r},{5 - g!r}" for k, (h, g) in pairs]
+    scores = tmp_path / "scores.csv"
+    scores.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["correlate", str(scores), "--human", "human", "--metrics", "good,error_rate", "--item", "item",
+                 "--lower-is-better", "error_rate", "--resamples", "100", "--permutations", "50",
+                 "--out", str(out)]) == 0
+    rows = {r["metric"]: r for r in _read(out / "correlations.csv")}
+    assert float(rows["error_rate"]["kendall"]) == pytest.approx(-kendalltau(human, good)[0], abs=1e-12)
+    assert (rows["error_rate"]["direction"], rows["error_rate"]["agrees"]) == ("lower", "yes")
+    assert (rows["good"]["direction"], rows["good"]["agrees"]) == ("higher", "yes")
+    # error_rate = 5 − good: oriented, the two metrics are the same ranking, so no difference at all.
+    delta = [float(r["delta"]) for r in _read(out / "significance.csv") if r["statistic"] == "kendall"]
+    assert delta == pytest.approx([0.0, 0.0], abs=1e-12)

@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from lyss.cli import main
 from lyss.errors import InputError
+from lyss.stats import mcnemar_p as mcnemar_exact
 from lyss.validation.probe import (
     Probe,
     ProbeOptions,
@@ -20,7 +21,6 @@ from lyss.validation.probe import (
     auroc_table,
     comparison_table,
     determinism_table,
-    mcnemar_exact,
     read_runs,
     threshold_table,
     total_variation,

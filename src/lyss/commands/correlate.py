@@ -4,7 +4,8 @@ import argparse
 from pathlib import Path
 
 from lyss.validation.correlate import (
-    STATISTICS,
+    CORRELATION_COLUMNS,
+    SIGNIFICANCE_COLUMNS,
     CorrelationOptions,
     correlation_table,
     levels_for,
@@ -12,12 +13,8 @@ from lyss.validation.correlate import (
     significance_table,
 )
 from lyss.validation.options import add_resampling, positive_int, usage_error
+from lyss.validation.orientation import agrees, direction_of
 from lyss.validation.tables import parse_name_list, read_csv, write_csv
-
-CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
-    f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
-]
-SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
 
 
 def register(subparsers) -> None:
@@ -48,6 +45,12 @@ def register(subparsers) -> None:
         default=1000,
         help="permutations of the paired significance test (default 1000)",
     )
+    parser.add_argument(
+        "--lower-is-better",
+        default="",
+        help="comma-separated metric columns where lower is better (TER, error rates); they agree with the "
+        "human column when they correlate negatively (metric ids of lyss are recognised without this)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     add_resampling(parser, resamples=1000)
     parser.set_defaults(func=run)
@@ -68,8 +71,20 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         seed=args.seed,
     )
+    lower = set(parse_name_list(args.lower_is_better))
+    unknown = lower - set(metrics)
+    if unknown:
+        return usage_error("correlate", "--lower-is-better names columns not in --metrics: "
+                           + ", ".join(sorted(unknown)))
+    directions = {m: "lower" if m in lower else direction_of(m) for m in metrics}
     levels = levels_for(data, options)
-    write_csv(args.out / "correlations.csv", CORRELATION_COLUMNS, correlation_table(data, levels, options))
+    correlations = correlation_table(data, levels, options)
+    for row in correlations:
+        row["direction"] = directions[row["metric"]]
+        row["agrees"] = agrees(row["direction"], row["kendall_lo"], row["kendall_hi"])
+    write_csv(args.out / "correlations.csv", [*CORRELATION_COLUMNS, "direction", "agrees"], correlations)
+    # Metrics are compared in their own direction: lower-is-better columns enter negated.
+    data.metrics = {m: -v if directions[m] == "lower" else v for m, v in data.metrics.items()}
     significance = significance_table(data, levels, options) if len(metrics) > 1 else []
     write_csv(args.out / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
     print(

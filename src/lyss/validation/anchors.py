@@ -8,11 +8,11 @@ interval, Spearman and kappa change), split by whether the anchor happened to be
 
 import numpy as np
 
+from lyss.stats import count_matrix, percentile_interval
 from lyss.validation.aggregate import aggregate, to_grade
 from lyss.validation.agreement import quadratic_weighted_kappa
 from lyss.validation.calibration import leave_one_corpus_out
 from lyss.validation.jury import JURY_PREFIX, GradesData, JuryOptions, can_calibrate, corpora
-from lyss.validation.resample import bootstrap_counts, percentile_interval
 from lyss.validation.stats import weighted_spearman
 
 JUDGE_MEAN = "judges:mean"
@@ -96,7 +96,7 @@ def anchor_table(data: GradesData, names: list[str], options: JuryOptions) -> li
     for k, corpus in enumerate(corpora(data)):
         mask = data.corpus == corpus
         human, anchor = data.human[mask], data.anchor[mask]
-        counts = bootstrap_counts(int(mask.sum()), options.resamples, [options.seed, k])
+        counts = count_matrix(int(mask.sum()), options.resamples, [options.seed, k])
         base = {"corpus": corpus, "n": int(mask.sum()), "n_anchor_true": int(np.sum(anchor == human))}
         gains, corpus_rows = [], []
         for member, calibrated, blind, anchored in series:

@@ -14,11 +14,31 @@ from itertools import combinations
 import numpy as np
 
 from lyss.errors import InputError
-from lyss.validation.resample import bootstrap_counts, chunk_slices, percentile_interval, rows_per_chunk
-from lyss.validation.stats import nan_weighted_mean, pair_statistics, weighted_pearson, weighted_spearman
+from lyss.stats import (
+    chunk_slices,
+    count_matrix,
+    one_sided_p_values,
+    percentile_interval,
+    rows_per_chunk,
+    swap_mask_matrix,
+)
+from lyss.validation.stats import (
+    kendall_tau_b,
+    nan_weighted_mean,
+    pair_statistics,
+    sorted_kendall_accuracy,
+    weighted_pearson,
+    weighted_spearman,
+)
 from lyss.validation.tables import CsvTable, check_unique
 
 STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
+# Above this many rows in one flat (ungrouped) segment level, rank statistics are computed by sorting.
+SORTING_ABOVE_ROWS = 1500
+CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
+    f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
+]
+SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
 
 
 @dataclass
@@ -39,6 +59,9 @@ class CorrelationOptions:
     permutations: int = 1000
     confidence: float = 0.95
     seed: int = 0
+    # The statistics to compute; leaving out pairwise_accuracy spares the tie-calibration sort, the
+    # costliest step when the metric values change with every permutation.
+    statistics: tuple[str, ...] = STATISTICS
 
 
 def read_scores(
@@ -56,15 +79,21 @@ def read_scores(
     return ScoreData(table.path, human, metrics, systems, items, item_col)
 
 
-def _statistics(human, metric, weights, group_weights, calibrate_ties) -> dict[str, np.ndarray]:
-    """All four statistics for grids (..., G, s); per-group values are averaged over groups."""
-    tau, accuracy, _ = pair_statistics(human, metric, weights, group_weights, calibrate_ties)
-    return {
-        "pearson": nan_weighted_mean(weighted_pearson(human, metric, weights), group_weights),
-        "spearman": nan_weighted_mean(weighted_spearman(human, metric, weights), group_weights),
-        "kendall": nan_weighted_mean(tau, group_weights),
-        "pairwise_accuracy": accuracy,
-    }
+def _statistics(human, metric, weights, group_weights, calibrate_ties, wanted) -> dict[str, np.ndarray]:
+    """The `wanted` statistics for grids (..., G, s); per-group values are averaged over groups."""
+    out = {}
+    if "pairwise_accuracy" not in wanted and "kendall" in wanted and weights is None:
+        out["kendall"] = nan_weighted_mean(kendall_tau_b(human, metric), group_weights)
+    elif "kendall" in wanted or "pairwise_accuracy" in wanted:
+        # τ does not depend on tie calibration; only the accuracy needs the (costly) epsilon search.
+        calibrate = calibrate_ties and "pairwise_accuracy" in wanted
+        tau, accuracy, _ = pair_statistics(human, metric, weights, group_weights, calibrate)
+        out["kendall"], out["pairwise_accuracy"] = nan_weighted_mean(tau, group_weights), accuracy
+    if "pearson" in wanted:
+        out["pearson"] = nan_weighted_mean(weighted_pearson(human, metric, weights), group_weights)
+    if "spearman" in wanted:
+        out["spearman"] = nan_weighted_mean(weighted_spearman(human, metric, weights), group_weights)
+    return {name: out[name] for name in wanted}
 
 
 def _unit_index(labels: list[str] | None, n: int) -> tuple[np.ndarray, int]:
@@ -83,6 +112,7 @@ class SegmentLevel:
     def __init__(self, data: ScoreData, options: CorrelationOptions):
         self.calibrate = options.calibrate_ties
         self.grouped = options.group_by_item
+        self.wanted = options.statistics
         n = len(data.human)
         if self.grouped:
             if data.items is None:
@@ -94,10 +124,17 @@ class SegmentLevel:
             self.unit_of_row, self.units = _unit_index(data.items, n)
             self.human = data.human[None, :]
         self.size = n
+        # One flat list of many rows: n² pairs per resample is too many, so Kendall and accuracy come
+        # from sorting, and accuracy is not tie-calibrated (its epsilon search needs every pair's gap).
+        self.by_sorting = not self.grouped and n > SORTING_ABOVE_ROWS
+        if self.by_sorting:
+            self.calibrate = False
 
     def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Statistics for each row of `metric` (B, n) or for each resample in `counts` (B, units)."""
         metric = np.atleast_2d(metric)
+        if self.by_sorting:
+            return self._evaluate_by_sorting(metric, counts)
         batch = max(len(metric), 0 if counts is None else len(counts))
         # numbers per resample: pairs plus observations, per group
         s = self.grid.shape[1] if self.grouped else self.size
@@ -107,11 +144,34 @@ class SegmentLevel:
             m = metric[part] if len(metric) > 1 else metric
             c = None if counts is None else counts[part]
             if self.grouped:
-                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate))
+                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate, self.wanted))
             else:
                 w = None if c is None else c[:, None, self.unit_of_row]
-                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate))
+                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate, self.wanted))
         return _join(parts)
+
+
+    def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None) -> dict[str, np.ndarray]:
+        batch = max(len(metric), 0 if counts is None else len(counts))
+        rank_stats = [s for s in self.wanted if s in ("kendall", "pairwise_accuracy")]
+        moment_stats = tuple(s for s in self.wanted if s in ("pearson", "spearman"))
+        out = {name: np.empty(batch) for name in rank_stats}
+        parts = []
+        for part in chunk_slices(batch, rows_per_chunk(self.size)):
+            m = metric[part] if len(metric) > 1 else metric
+            w = None if counts is None else counts[part][:, self.unit_of_row]
+            if moment_stats:
+                parts.append(_statistics(self.human, m[:, None, :], None if w is None else w[:, None, :], None,
+                                         False, moment_stats))
+            for offset, b in enumerate(range(part.start, part.stop)):
+                values = m[offset if len(m) > 1 else 0]
+                index = np.arange(self.size) if w is None else np.repeat(np.arange(self.size), w[offset])
+                tau, accuracy = sorted_kendall_accuracy(self.human[0, index], values[index])
+                for name, value in (("kendall", tau), ("pairwise_accuracy", accuracy)):
+                    if name in out:
+                        out[name][b] = value
+        joined = _join(parts) if parts else {}
+        return {name: joined[name] if name in joined else out[name] for name in self.wanted}
 
 
 class SystemLevel:
@@ -121,7 +181,8 @@ class SystemLevel:
 
     name = "system"
 
-    def __init__(self, data: ScoreData):
+    def __init__(self, data: ScoreData, options: CorrelationOptions):
+        self.wanted = options.statistics
         names, self.system_of_row = np.unique(np.asarray(data.systems), return_inverse=True)
         self.onehot = np.eye(len(names))[self.system_of_row]
         self.unit_of_row, self.units = _unit_index(data.items, len(data.human))
@@ -134,18 +195,22 @@ class SystemLevel:
 
     def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
         metric = np.atleast_2d(metric)
-        weights = np.ones((1, len(self.human_rows))) if counts is None else counts[:, self.unit_of_row]
+        if counts is None:  # plain means: one matrix product, no per-row weights
+            size = self.onehot.sum(axis=0)
+            human = (self.human_rows @ self.onehot / size)[None, None, :]
+            return _statistics(human, (metric @ self.onehot / size)[:, None, :], None, None, False, self.wanted)
+        weights = counts[:, self.unit_of_row]
         parts = []
         for part in chunk_slices(max(len(metric), len(weights)), rows_per_chunk(self.onehot.size)):
             w = weights[part] if len(weights) > 1 else weights
             m = metric[part] if len(metric) > 1 else metric
             human = self._means(self.human_rows, w)[:, None, :]
-            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False))
+            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False, self.wanted))
         return _join(parts)
 
 
 def _join(parts: list[dict]) -> dict[str, np.ndarray]:
-    return {name: np.concatenate([np.atleast_1d(part[name]) for part in parts]) for name in STATISTICS}
+    return {name: np.concatenate([np.atleast_1d(part[name]) for part in parts]) for name in parts[0]}
 
 
 def _item_grid(data: ScoreData) -> np.ndarray:
@@ -169,7 +234,7 @@ def _item_grid(data: ScoreData) -> np.ndarray:
 def levels_for(data: ScoreData, options: CorrelationOptions) -> list:
     levels = [SegmentLevel(data, options)]
     if data.systems is not None:
-        levels.append(SystemLevel(data))
+        levels.append(SystemLevel(data, options))
     return levels
 
 
@@ -180,17 +245,17 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
     metrics are comparable."""
     rows = []
     for level in levels:
-        counts = bootstrap_counts(level.units, options.resamples, options.seed)
+        counts = count_matrix(level.units, options.resamples, options.seed)
         for name, values in data.metrics.items():
             point = level.evaluate(values)
             boot = level.evaluate(values, counts)
             row = {"level": level.name, "metric": name, "n": level.size}
-            for stat in STATISTICS:
+            for stat in options.statistics:
                 low, high = percentile_interval(boot[stat], options.confidence)
                 row.update({stat: float(point[stat][0]), f"{stat}_lo": low, f"{stat}_hi": high})
             if level.name == "segment":
                 row["grouping"] = "item" if options.group_by_item else "none"
-                row["epsilon"] = _epsilon(level, values)
+                row["epsilon"] = _epsilon(level, values) if "pairwise_accuracy" in options.statistics else None
             rows.append(row)
     return rows
 
@@ -213,24 +278,20 @@ def significance_table(data: ScoreData, levels: list, options: CorrelationOption
     """Paired permutation test for every pair of metrics, each statistic and level.
 
     Two rows per pair, one per direction: p_value is the one-sided p for "metric_a correlates
-    better than metric_b", (1 + #permuted deltas >= observed) / (1 + permutations)."""
+    better than metric_b", (1 + #permuted deltas >= observed) / (1 + permutations). The swap masks are
+    the project's one permutation draw (lyss.stats.swap_masks), pair k seeded [seed, k]."""
     rows = []
     names = list(data.metrics)
     for level in levels:
         for k, (a, b) in enumerate(combinations(names, 2)):
             za, zb = _zscore(data.metrics[a]), _zscore(data.metrics[b])
-            swap = np.random.default_rng([options.seed, k]).random((options.permutations, len(za))) < 0.5
+            swap = swap_mask_matrix(len(za), options.permutations, [options.seed, k])
             first = level.evaluate(np.where(swap, zb, za))
             second = level.evaluate(np.where(swap, za, zb))
             observed_a, observed_b = level.evaluate(za), level.evaluate(zb)
-            for stat in STATISTICS:
+            for stat in options.statistics:
                 delta = float(observed_a[stat][0] - observed_b[stat][0])
-                permuted = first[stat] - second[stat]
-                valid = ~np.isnan(permuted)
-                used = int(valid.sum())
-                tol = 1e-12
-                p_ab = (1 + np.sum(permuted[valid] >= delta - tol)) / (1 + used)
-                p_ba = (1 + np.sum(permuted[valid] <= delta + tol)) / (1 + used)
+                p_ab, p_ba, used = one_sided_p_values(first[stat] - second[stat], delta)
                 common = {"level": level.name, "statistic": stat, "permutations": used}
                 rows.append({**common, "metric_a": a, "metric_b": b, "delta": delta, "p_value": p_ab})
                 rows.append({**common, "metric_a": b, "metric_b": a, "delta": -delta, "p_value": p_ba})

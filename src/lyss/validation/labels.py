@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from lyss.errors import InputError
+from lyss.stats import count_matrix, percentile_interval
 from lyss.validation.agreement import krippendorff_alpha_ordinal
-from lyss.validation.resample import bootstrap_counts, percentile_interval
 from lyss.validation.tables import CsvTable
 
 ENTAILMENT, NEUTRAL, CONTRADICTION = "entailment", "neutral", "contradiction"
@@ -103,7 +103,7 @@ def read_ratings(
 def bootstrap_mean_interval(values, resamples: int, confidence: float, seed) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean, all resamples drawn as one count matrix."""
     values = np.asarray(values, dtype=float)
-    counts = bootstrap_counts(len(values), resamples, seed)
+    counts = count_matrix(len(values), resamples, seed)
     return percentile_interval(counts @ values / len(values), confidence)
 
 

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import binom
 
 from lyss.errors import InputError
 from lyss.io import iter_jsonl
-from lyss.validation.resample import bootstrap_counts, percentile_interval
+from lyss.stats import count_matrix, mcnemar_p, percentile_interval
 from lyss.validation.stats import auroc
 
 REQUIRED = ("run", "condition", "item", "gold", "probs")
@@ -160,14 +159,6 @@ def read_runs(path, tolerance: float = 1e-3) -> list[Record]:
     return records
 
 
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p: the discordant pairs are Binomial(only_a + only_b, 1/2) under H0."""
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    return float(min(1.0, 2 * binom.cdf(min(only_a, only_b), n, 0.5)))
-
-
 @dataclass(frozen=True)
 class ProbeOptions:
     run: str | None = None
@@ -249,7 +240,7 @@ def comparison_table(probe: Probe, run: str, pairs, options: ProbeOptions) -> li
         right_b = np.array([r.correct for r in second], dtype=float)
         only_a = int(np.sum((right_a == 1) & (right_b == 0)))
         only_b = int(np.sum((right_a == 0) & (right_b == 1)))
-        counts = bootstrap_counts(len(first), options.resamples, [options.seed, k])
+        counts = count_matrix(len(first), options.resamples, [options.seed, k])
         low, high = percentile_interval(counts @ (right_b - right_a) / len(first), options.confidence)
         rows.append(
             {
@@ -266,7 +257,7 @@ def comparison_table(probe: Probe, run: str, pairs, options: ProbeOptions) -> li
                 "difference_hi": high,
                 "only_a": only_a,
                 "only_b": only_b,
-                "mcnemar_p": mcnemar_exact(only_a, only_b),
+                "mcnemar_p": mcnemar_p(only_a, only_b),
             }
         )
     return rows
@@ -281,7 +272,7 @@ def auroc_table(probe: Probe, run: str, options: ProbeOptions) -> list[dict]:
         if not records:
             continue
         right = np.array([r.correct for r in records])
-        counts = bootstrap_counts(len(records), options.resamples, [options.seed, 1000 + k])
+        counts = count_matrix(len(records), options.resamples, [options.seed, 1000 + k])
         row = {"condition": condition, "run": run, "n": len(records), "correct": int(right.sum())}
         scores = {"auroc": np.array([r.top for r in records])}
         if all(r.confidence is not None for r in records):

@@ -94,7 +94,8 @@ def check_unique(table: CsvTable, keys, field: str, describe) -> None:
 
 
 def format_value(value) -> str:
-    """Six significant digits for floats, empty for missing values, yes/no for booleans."""
+    """Floats at full precision (shortest repr that reads back to the same number), empty for missing
+    values, yes/no for booleans."""
     if value is None:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -102,7 +103,7 @@ def format_value(value) -> str:
     if isinstance(value, int | np.integer):
         return str(int(value))
     if isinstance(value, float | np.floating):
-        return "" if math.isnan(value) else f"{float(value):.6g}"
+        return "" if math.isnan(value) else repr(float(value))
     return str(value)
 
 

@@ -1,0 +1,117 @@
+"""`lyss weights fit`: learn composite weights from a dataset's human scores, cross-validated.
+
+Reads what the pipeline wrote (results/metrics/<dataset>/<method>/*.parquet) and the dataset's
+`human_scores` from params.yaml; writes cv.csv (per fold), summary.json (spec composite vs fitted
+composite vs chrF++ alone on held-out folds) and profile.yaml, a weight profile fitted on all rows
+that params.yaml can select with `composite.profile: <name>`. See docs/validation.md.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from lyss.config import check_params
+from lyss.corpus import load_corpus
+from lyss.errors import InputError
+from lyss.io import write_json_atomic, write_text_atomic
+from lyss.languages import load_cards
+from lyss.pipeline import dataset_language_pair
+from lyss.validation.composite_entries import profile_weights
+from lyss.validation.dataset import human_methods, join_human_scores
+from lyss.validation.options import positive_int
+from lyss.validation.tables import write_csv
+from lyss.validation.weights import BASELINE_METRIC, cross_validate, fit_weights, rated_rows
+
+CONTENDERS = ("spec_composite", "fitted_composite", BASELINE_METRIC)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("weights", help="learn composite weights from human scores")
+    actions = parser.add_subparsers(dest="action", required=True)
+    fit = actions.add_parser(
+        "fit",
+        help="fit non-negative composite weights on a dataset with human scores, cross-validated",
+        description="Fits non-negative weights (summing to 1) over the composite's metrics to a dataset's "
+        "human scores and reports the spec composite, the fitted composite and chrF++ alone on held-out "
+        "folds (segment Kendall per item, system Pearson).",
+    )
+    fit.add_argument("dataset", help="a dataset in params.yaml that has `human_scores`")
+    fit.add_argument("--params", type=Path, default=Path("params.yaml"), help="settings (default params.yaml)")
+    fit.add_argument("--results", type=Path, default=Path("results"), help="pipeline results (default results)")
+    fit.add_argument("--by", choices=("system", "document"), default="system",
+                     help="hold out whole systems or whole documents (the corpus field `provenance`)")
+    fit.add_argument("--folds", type=positive_int, default=5, help="number of folds (default 5)")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the fold assignment (default 0)")
+    fit.add_argument("--name", help="name of the written profile (default fitted_<dataset>)")
+    fit.add_argument("--out", type=Path, required=True, help="output directory")
+    fit.set_defaults(func=run)
+
+
+def load_params(path: Path) -> dict:
+    try:
+        params = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(path, f"cannot read the settings ({err.strerror or err}); give --params PATH") from None
+    check_params(params, str(path))
+    return params
+
+
+def _documents(corpus_path: Path, ids: list[str]) -> list[str]:
+    provenance = {e["id"]: e.get("provenance") or "" for e in load_corpus(corpus_path)}
+    return [provenance.get(i, "") for i in ids]
+
+
+def rounded_profile(weights: dict[str, float]) -> dict[str, float]:
+    """Three decimals that still sum to exactly 1 (spec §4.4): the rounding remainder goes to the
+    largest weight; metrics whose weight rounds to 0 are left out."""
+    rounded = {m: round(w, 3) for m, w in weights.items() if round(w, 3) > 0}
+    largest = max(rounded, key=rounded.get)
+    rounded[largest] = round(rounded[largest] + 1.0 - sum(rounded.values()), 3)
+    return rounded
+
+
+def run(args: argparse.Namespace) -> int:
+    params = load_params(args.params)
+    dataset = params["datasets"].get(args.dataset)
+    if dataset is None:
+        raise InputError(args.params, f"no dataset {args.dataset!r}", field="datasets")
+    if not dataset.get("human_scores"):
+        raise InputError(args.params, "this dataset has no human_scores", field=f"datasets.{args.dataset}")
+    human_csv = dataset["human_scores"]
+    metric_dir = args.results / "metrics" / args.dataset
+    paths = sorted(p for m in human_methods(human_csv) for p in (metric_dir / m).glob("*.parquet"))
+    if not paths:
+        raise InputError(metric_dir, "no metric files: run the pipeline for this dataset first")
+    data, columns, _ = join_human_scores(human_csv, paths)
+    composite = params["composite"]
+    target = dataset_language_pair(dataset["path"])[1]
+    _, spec_weights = profile_weights(composite, load_cards(params.get("languages_dir", "data/languages")).get(target))
+    candidates = sorted({m for profile in composite["profiles"].values() for m in profile})
+    documents = _documents(Path(dataset["path"]) / "corpus.jsonl", data.items)
+    rows = rated_rows(data.human, data.systems, data.items, documents, columns, candidates,
+                      composite.get("normalisation", {}))
+    if BASELINE_METRIC not in rows.features:
+        raise InputError(metric_dir, f"{BASELINE_METRIC} has no per-entry values on every rated row")
+    report = cross_validate(rows, spec_weights, args.by, args.folds, args.seed)
+    name = args.name or f"fitted_{args.dataset}"
+    final = rounded_profile(fit_weights(rows, np.ones(len(rows.human), dtype=bool)))
+    report.update({"dataset": args.dataset, "metrics": list(rows.features), "spec_weights": spec_weights,
+                   "profile": {name: final}})
+    write_json_atomic(args.out / "summary.json", report)
+    fold_rows = [{**{k: v for k, v in r.items() if k != "weights"}, "weights": json.dumps(r["weights"])}
+                 for r in report["folds"]]
+    write_csv(args.out / "cv.csv", ["fold", "rows", "systems", "items",
+                                   *[f"{c}_segment_kendall" for c in CONTENDERS], "weights"], fold_rows)
+    write_text_atomic(args.out / "profile.yaml",
+                      f"# Fitted by `lyss weights fit {args.dataset} --by {args.by}`; add under composite.profiles\n"
+                      + yaml.safe_dump({name: final}, sort_keys=False))
+    print(f"held-out folds by {args.by} ({len(report['folds'])}):")
+    for contender in CONTENDERS:
+        values = report["summary"][contender]
+        print(f"  {contender:<18} segment Kendall per item {values['segment_kendall']:.4f}   "
+              f"system Pearson {values['system_pearson']:.4f}")
+    print(f"profile {name}: {final} -> {args.out}/profile.yaml")
+    return 0

@@ -1,0 +1,154 @@
+"""Paired tests between two systems or two metrics: paired bootstrap, the one permutation test
+(approximate randomization with sacrebleu's swap masks and p-value rule), exact McNemar and Holm.
+
+sacrebleu's conventions throughout so numbers are comparable: swap masks from
+`default_rng(seed).integers(2, (T, n), dtype=bool)` and p = (c + 1) / (N + 1).
+"""
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+from lyss.stats.intervals import percentile_ci
+from lyss.stats.resample import CorpusStatistic, block_size, blocks, stack
+
+# numpy packs 32 boolean draws into one 32-bit word per call; blocks of whole words keep the stream
+# identical to a single draw.
+_BOOL_WORD = 32
+
+
+def _p_value(exceeding: int, n_samples: int, observed: float) -> float:
+    """sacrebleu/multeval: p = (c + 1) / (N + 1), c = how many of N null statistics exceed the observed one.
+
+    One deliberate difference: when the observed difference is exactly 0 the p-value is 1. sacrebleu
+    would give 1 / (N + 1) for two identical outputs (every null statistic is 0, none is > 0), calling a
+    system significantly different from itself.
+    """
+    return 1.0 if observed == 0 else (exceeding + 1) / (n_samples + 1)
+
+
+def one_sided_p_values(permuted: np.ndarray, observed: float, tolerance: float = 1e-12) -> tuple[float, float, int]:
+    """(p for "observed > 0 by more than chance", p for "< 0", usable trials) from a permutation null
+    of a difference, with the same (c + 1) / (N + 1) rule; trials where the statistic is undefined
+    (NaN) are not counted, and the count of those that are is returned."""
+    permuted = np.asarray(permuted, dtype=np.float64)
+    valid = permuted[~np.isnan(permuted)]
+    used = int(valid.size)
+    above = (1 + int(np.sum(valid >= observed - tolerance))) / (1 + used)
+    below = (1 + int(np.sum(valid <= observed + tolerance))) / (1 + used)
+    return above, below, used
+
+
+@dataclass(frozen=True)
+class PairedBootstrap:
+    """Paired bootstrap of system − baseline; p-value for H0 "equal" as in sacrebleu's `_paired_bs_test`."""
+
+    baseline_score: float
+    score: float
+    delta: float  # observed system − baseline
+    delta_mean: float  # mean of the resampled differences
+    ci_lower: float | None
+    ci_upper: float | None
+    p_value: float
+
+
+def paired_bootstrap(baseline_score: float, score: float, baseline_samples: np.ndarray,
+                     samples: np.ndarray, alpha: float = 0.05) -> PairedBootstrap:
+    """From scores of both systems on the same resamples: the difference's percentile CI, and the
+    p-value of the observed |difference| against the resampled |differences| shifted to mean zero."""
+    diffs = np.asarray(samples, dtype=np.float64) - np.asarray(baseline_samples, dtype=np.float64)
+    diffs = diffs[np.isfinite(diffs)]  # resamples where either score is undefined carry no evidence
+    abs_diffs = np.abs(diffs)
+    lower, upper = percentile_ci(diffs, alpha)
+    observed = abs(score - baseline_score)
+    exceeding = int(np.sum(abs_diffs - abs_diffs.mean() > observed))
+    return PairedBootstrap(baseline_score, score, score - baseline_score, float(np.mean(diffs)), lower, upper,
+                           _p_value(exceeding, diffs.size, observed))
+
+
+def swap_masks(n_entries: int, n_trials: int, seed: int | None) -> Iterator[np.ndarray]:
+    """Blocks of the (n_trials × n_entries) 0/1 matrix: 1 where a trial swaps the two systems' outputs
+    for an entry; drawn exactly as sacrebleu's approximate randomization draws them."""
+    if n_entries < 1:
+        raise ValueError("cannot randomise an empty set of entries")
+    rng = np.random.default_rng(seed)
+    for size in blocks(n_trials, block_size(n_entries, multiple=_BOOL_WORD)):
+        yield rng.integers(2, size=(size, n_entries), dtype=bool).astype(np.float64)
+
+
+def swap_mask_matrix(n_entries: int, n_trials: int, seed) -> np.ndarray:
+    """All of `swap_masks` as one boolean (n_trials × n_entries) matrix (same draws), for the
+    permutation tests of human-judgment studies, whose row counts are small."""
+    if n_entries < 1:
+        raise ValueError("cannot randomise an empty set of entries")
+    return np.random.default_rng(seed).integers(2, size=(n_trials, n_entries), dtype=bool)
+
+
+def approximate_randomization(pairs: Sequence[tuple[CorpusStatistic, CorpusStatistic]],
+                              n_trials: int = 10_000, seed: int | None = None) -> list[float]:
+    """Two-sided paired approximate-randomization p-values, one per (baseline, system) pair, all pairs
+    sharing the same swap masks (as sacrebleu shares them across systems).
+
+    Trial t swaps the entries where mask = 1: pseudo-baseline = mask·baseline + (1−mask)·system, and
+    pseudo-system the complement, so both sums come from one product mask @ (baseline − system).
+    """
+    if not pairs:
+        return []
+    baselines, systems = [b for b, _ in pairs], [s for _, s in pairs]
+    base_rows, slices = stack(baselines)
+    sys_rows, _ = stack(systems)
+    diff = base_rows - sys_rows
+    base_total, sys_total = base_rows.sum(axis=0), sys_rows.sum(axis=0)
+    observed = [abs(b.formula(base_total[sl]) - s.formula(sys_total[sl]))
+                for b, s, sl in zip(baselines, systems, slices, strict=True)]
+    counts = np.zeros(len(pairs), dtype=np.int64)
+    for mask in swap_masks(diff.shape[0], n_trials, seed):
+        moved = mask @ diff
+        pseudo_a, pseudo_b = sys_total + moved, base_total - moved
+        for i, (b, sl) in enumerate(zip(baselines, slices, strict=True)):
+            counts[i] += np.sum(np.abs(b.formula(pseudo_a[:, sl]) - b.formula(pseudo_b[:, sl])) > observed[i])
+    return [_p_value(int(c), n_trials, obs) for c, obs in zip(counts, observed, strict=True)]
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """Exact McNemar test on paired binary outcomes: only the discordant entries carry information."""
+
+    n: int  # entries with a defined outcome for both systems
+    baseline_only: int  # correct for the baseline, wrong for the system
+    system_only: int  # wrong for the baseline, correct for the system
+    p_value: float
+
+
+def mcnemar_exact(baseline: np.ndarray, system: np.ndarray) -> McNemar:
+    """Two-sided exact binomial test of the discordant counts b, c against Binomial(b + c, 1/2):
+    p = min(1, 2·P[X ≤ min(b, c)]). Entries where either outcome is undefined (NaN) are left out."""
+    baseline, system = np.asarray(baseline, dtype=np.float64), np.asarray(system, dtype=np.float64)
+    if baseline.shape != system.shape:
+        raise ValueError(f"outcomes of different lengths: {baseline.shape} vs {system.shape}")
+    both = ~(np.isnan(baseline) | np.isnan(system))
+    a, s = baseline[both] > 0.5, system[both] > 0.5
+    b, c = int(np.sum(a & ~s)), int(np.sum(~a & s))
+    return McNemar(int(both.sum()), b, c, mcnemar_p(b, c))
+
+
+def mcnemar_p(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts: min(1, 2·P[X ≤ min(b, c)]),
+    X ~ Binomial(b + c, 1/2); 1 when there is no discordant pair."""
+    n = only_a + only_b
+    return 1.0 if n == 0 else min(1.0, 2.0 * float(binom.cdf(min(only_a, only_b), n, 0.5)))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: the k-th smallest of m p-values is multiplied by (m − k + 1), made
+    monotone along the ordering and capped at 1. Controls the family-wise error across the pairs."""
+    order = np.argsort(p_values, kind="stable")
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(p_values[i])))
+        adjusted[i] = running
+    return adjusted
