@@ -60,6 +60,11 @@ def wait_for(condition, timeout: float, what: str, process: subprocess.Popen | N
         time.sleep(0.05)
 
 
+def with_hooks(hooks: Path) -> str:
+    """PYTHONPATH with the fault hooks first, keeping the lyss the tests run with."""
+    return os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+
+
 def kill_tree(process: subprocess.Popen) -> None:
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
@@ -206,7 +211,7 @@ def scoring_project(tmp_path_factory):
 
 def test_scoring_job_killed_mid_write_leaves_no_output_to_read(scoring_project):
     work, hooks = scoring_project
-    fault = {"PYTHONPATH": str(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu"}
+    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu"}
     failed = sh(work, "snakemake", "--cores", "1", COPY_CARD, check=False, env_extra=fault)
     assert failed.returncode != 0
     assert "Error in rule score" in failed.stdout + failed.stderr
@@ -229,7 +234,7 @@ def test_output_of_a_job_killed_before_it_ended_is_marked_incomplete(scoring_pro
     relative = f"results/metrics/{DATASET}/copy_source/chrf_plus_plus.parquet"
     target = work / relative
     target.unlink()
-    fault = {"PYTHONPATH": str(hooks), "LYSS_FAULT": "hang_after_write", "LYSS_FAULT_METRIC": "chrf_plus_plus"}
+    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "hang_after_write", "LYSS_FAULT_METRIC": "chrf_plus_plus"}
     run = start(work, relative, env_extra=fault)
     wait_for(target.exists, 120, "the chrF++ file", run)
     kill_tree(run)
