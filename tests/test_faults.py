@@ -65,6 +65,11 @@ def wait_for(condition, timeout: float, what: str, process: subprocess.Popen | N
         time.sleep(0.05)
 
 
+def with_hooks(hooks: Path) -> str:
+    """PYTHONPATH with the fault hooks first, keeping the lyss the tests run with."""
+    return os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+
+
 def kill_tree(process: subprocess.Popen) -> None:
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
