@@ -72,6 +72,9 @@ def test_run_cards_are_valid_and_rank_apertium_first(project):
     assert apertium["scores"]["composite"] > copy["scores"]["composite"]
     board = (project / "results/leaderboard.md").read_text()
     assert board.index("apertium") < board.index("copy_source")
+    # both demo languages have card files; the card and the board say which card each language used
+    assert {code: where["card"] for code, where in apertium["language_cards"].items()} == {"eng": "file", "spa": "file"}
+    assert "Language cards: eng (file), spa (file)" in board
     summary = json.loads((project / "results/metrics.json").read_text())
     assert summary["demo_small"]["apertium"]["composite"] == apertium["scores"]["composite"]
 

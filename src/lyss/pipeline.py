@@ -10,7 +10,7 @@ from lyss.corpus import fingerprint, load_corpus, load_dataset_card, read_prepar
 from lyss.errors import InputError
 from lyss.fingerprint import run_fingerprint
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
-from lyss.languages import load_cards
+from lyss.languages import card_provenance, load_cards, provenance_warning
 from lyss.metric_files import read_metric_result, write_metric_result
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.runcard import build_run_card, validate_run_card
@@ -125,6 +125,11 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     card["scores"]["confidence_intervals_by_tier"] = intervals["confidence_intervals_by_tier"]
     card["bootstrap"] = intervals["bootstrap"]
     card["warnings"].extend(intervals["warnings"])
+    # Which card each language used (a file, derived from CLDR, or none): a missing card changes what
+    # several metrics can measure, so the card says so rather than a line in a log.
+    codes = (dataset["source_lang"], dataset["target_lang"])
+    card["language_cards"] = {code: card_provenance(cards.get(code)) for code in codes}
+    card["warnings"].extend(w for w in (provenance_warning(code, cards.get(code)) for code in codes) if w)
     validate_run_card(card)
     write_json_atomic(out_path, card)
     return card

@@ -105,6 +105,9 @@ def dataset_notes(group: list[dict]) -> list[str]:
     metric (both the same in every card of the dataset)."""
     card = next((c for c in group if is_oracle(c)), group[0])
     notes = []
+    languages = card.get("language_cards") or {}
+    if languages:
+        notes.append("Language cards: " + ", ".join(f"{code} ({where['card']})" for code, where in languages.items()))
     failed = {m: c["reference_value"] for m, c in (card.get("reference_check") or {}).items() if c["passed"] is False}
     if failed:
         notes.append("Not valid on this dataset (fail their reference check, null in every card): "
