@@ -311,11 +311,6 @@ if _fault:
         _files.write_metric_result = write_metric_result
 '''
 
-def with_hooks(hooks: Path) -> str:
-    """PYTHONPATH with the fault hooks first and the caller's entries kept (a worktree's src/, say)."""
-    return os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
-
-
 SCORE_METRICS = ["exact_match_rate", "chrf_plus_plus", "bleu"]
 COPY_CARD = f"results/runs/{DATASET}/copy_source.json"
 
