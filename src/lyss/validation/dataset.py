@@ -31,7 +31,7 @@ from lyss.validation.correlate import (
 )
 from lyss.validation.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
 from lyss.validation.stats import kendall_tau_b
-from lyss.validation.tables import read_csv, write_csv
+from lyss.validation.tables import json_ready, read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
 MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3
@@ -159,6 +159,7 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
                     if len(compared) > 1 else [])
     write_csv(out_dir / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
     evidence = validation_evidence(correlations, data, annotators, language_pair)
+    evidence = json_ready(evidence)  # undefined statistics (NaN) become null, valid JSON
     write_json_atomic(out_dir / "evidence.json", evidence)
     write_json_atomic(out_dir / "left_out.json", left_out)
     return evidence
