@@ -31,7 +31,7 @@ from lyss.validation.correlate import (
 )
 from lyss.validation.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
 from lyss.validation.stats import kendall_tau_b
-from lyss.validation.tables import read_csv, write_csv
+from lyss.validation.tables import json_ready, read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
 MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3
@@ -95,10 +95,9 @@ def compared_metrics(columns: dict[str, np.ndarray], weights: dict | None, norma
 def validation_evidence(correlations: list[dict], data: ScoreData, annotators: np.ndarray | None,
                         language_pair: str | None) -> dict:
     """Contract 4: per metric, the segment Kendall and system Pearson with CIs, whether they agree in
-    the metric's own direction, and whether the data meets the §1.6 minimum."""
+    the metric's own direction, and whether the data meets the §1.6 minimum. `segments` counts the
+    segments where the metric's τ per item is defined."""
     n_annotators = int(annotators.min()) if annotators is not None else None
-    n_segments = len(set(data.items))
-    enough = n_segments >= MIN_SEGMENTS and (n_annotators or 0) >= MIN_ANNOTATORS
     by_level = {(row["level"], row["metric"]): row for row in correlations}
     metrics = {}
     for (level, metric), segment in by_level.items():
@@ -107,6 +106,10 @@ def validation_evidence(correlations: list[dict], data: ScoreData, annotators: n
         system = by_level.get(("system", metric), {})
         direction = direction_of(metric)
         agreement = agrees(direction, segment["kendall_lo"], segment["kendall_hi"])
+        # Segments that carry evidence for this metric: those where its τ per item is defined (a metric
+        # tied across all translations of a segment says nothing there).
+        n_segments = segment.get("kendall_items", len(set(data.items)))
+        enough = n_segments >= MIN_SEGMENTS and (n_annotators or 0) >= MIN_ANNOTATORS
         metrics[metric] = {
             "status": "validated" if enough and agreement else "evidence",
             "direction": direction,
@@ -156,6 +159,7 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
                     if len(compared) > 1 else [])
     write_csv(out_dir / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
     evidence = validation_evidence(correlations, data, annotators, language_pair)
+    evidence = json_ready(evidence)  # undefined statistics (NaN) become null, valid JSON
     write_json_atomic(out_dir / "evidence.json", evidence)
     write_json_atomic(out_dir / "left_out.json", left_out)
     return evidence
