@@ -12,7 +12,7 @@ from importlib import resources
 import jsonschema
 import numpy as np
 
-from lyss.caveats import gated_tier, score_caveats
+from lyss.caveats import gated_tier, score_caveats, skipped_caveats
 from lyss.composite import applied_weights, composite, cost_adjusted, quality_tier
 from lyss.metrics.base import MetricResult
 from lyss.metrics.sufficient import chrf_from_stats
@@ -139,11 +139,11 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
 
 
 def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | None], caveat_settings: dict,
-                  misaligned: np.ndarray | None = None) -> tuple[list[dict], dict]:
+                  embeddings=None) -> tuple[list[dict], dict]:
     """Raise the anti-gaming caveats and gate `scores["quality_tier"]` in place (our extension to the
-    spec); returns the caveats and the gate record for the card. `misaligned` comes from the
-    semantic metric's per-entry file when it was scored, so aggregation runs no embedding model."""
-    caveats = score_caveats(entries, predictions, caveat_settings, misaligned)
+    spec); returns the caveats and the gate record for the card. `embeddings` (the cached vectors of rule
+    `embed`, or `lyss score`'s in-memory table) enables misaligned_output without running a model again."""
+    caveats = score_caveats(entries, predictions, caveat_settings, embeddings)
     ungated = scores["quality_tier"]
     scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
@@ -152,7 +152,7 @@ def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | Non
 
 def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
                    entries: list[dict], translation_meta: dict, composite_settings: dict, tiers: list[dict],
-                   caveat_settings: dict, profile: str, fingerprint: dict) -> dict:
+                   caveat_settings: dict, profile: str, fingerprint: dict, embeddings=None) -> dict:
     weights = composite_settings["profiles"][profile]
     normalisation = composite_settings.get("normalisation", {})
     elapsed = float(translation_meta.get("elapsed_seconds") or 0.0)
@@ -160,11 +160,8 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"])
     prediction_of = {r["id"]: r.get("prediction") for r in records}
-    semantic = results.get("semantic_score")
-    misaligned = (np.asarray(semantic.columns["misaligned"], dtype=bool)
-                  if semantic is not None and "misaligned" in semantic.columns else None)
     caveats, tier_gate = apply_caveats(scores, entries, [prediction_of.get(e["id"]) for e in entries],
-                                       caveat_settings, misaligned)
+                                       caveat_settings, embeddings)
     return {
         "schema_version": SCHEMA_VERSION,
         "dataset": dataset,
@@ -180,7 +177,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "null_reasons": reasons,
         "score_caveats": caveats,
         "tier_gate": tier_gate,
-        "warnings": [],
+        "warnings": [f"caveat {k} skipped: {v}" for k, v in skipped_caveats(caveat_settings, embeddings).items()],
         "scores": scores,
         "totals": totals,
     }

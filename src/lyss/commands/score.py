@@ -13,8 +13,9 @@ from pathlib import Path
 
 import yaml
 
+from lyss.caveats import skipped_caveats
 from lyss.composite import select_profile
-from lyss.confidence import confidence_intervals
+from lyss.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import load_card
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
@@ -104,6 +105,25 @@ def scoring_input(source: list[str], reference: list[str], hypothesis: list[str]
                         target_card=tgt_card)
 
 
+def needs_embeddings(metrics: list[str]) -> bool:
+    """Whether a requested metric reads sentence vectors (its class says `needs_embeddings = True`)."""
+    return any(getattr(get_metric(m, source="--metrics"), "needs_embeddings", False) for m in metrics)
+
+
+def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
+    """One in-memory vector table for every metric and caveat of the run (each text embedded once, as the
+    pipeline's cached files do), or None when nothing asked for embeddings or no backend loads (the
+    metrics then report themselves unavailable)."""
+    if not wanted:
+        return None
+    embeddings = Embeddings((settings.get("embeddings") or {}).get("backend"))
+    try:
+        embeddings.backend  # noqa: B018 - load now: a missing backend makes the metrics say so, not crash
+    except ImportError:
+        return None
+    return embeddings
+
+
 def score_metrics(data: ScoringInput, metrics: list[str]) -> dict[str, MetricResult]:
     return {m: get_metric(m, source="--metrics").score(data) for m in metrics}
 
@@ -133,6 +153,10 @@ def register(subparsers) -> None:
     parser.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals (§8.1)")
     parser.add_argument("--n", type=positive_int, help="bootstrap resamples for --ci (default: params stats)")
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: params stats)")
+    parser.add_argument("--embedding-caveats", action="store_true",
+                        help="check misaligned_output (needs the sentence embedder) even when no requested "
+                        "metric embeds; without it that caveat runs only alongside semantic_score or "
+                        "hallucination_rate")
     parser.set_defaults(func=run)
 
 
@@ -150,6 +174,7 @@ def _text(block: dict) -> str:
         lines.append(f"{key:<24}{shown}")
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
     lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
+    lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
     lines += [f"warning: {w}" for w in block["warnings"]]
     return "\n".join(lines)
 
@@ -160,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     languages = language_cards(args.lang_pair, args.languages)
     source, reference, hypothesis = read_parallel([args.source, args.reference, args.hypothesis])
     data = scoring_input(source, reference, hypothesis, languages)
+    data.embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
     results = score_metrics(data, metrics)
     profile = select_profile(data.target_card)
     weights = settings["composite"]["profiles"][profile]
@@ -168,9 +194,12 @@ def run(args: argparse.Namespace) -> int:
     scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
                                    elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None)
     scores["evaluated"] = len(data.entries)
-    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"])
+    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"],
+                                       data.embeddings)
     warnings = []
     if args.ci:
+        from lyss.confidence import confidence_intervals
+
         stats = settings["stats"]
         intervals = confidence_intervals(
             results, data.entries, weights, normalisation, n_resamples=args.n or stats["bootstrap_resamples"],
@@ -181,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     block = {"composite_profile": {"profile": profile, "weights": weights},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
-             "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores}
+             "score_caveats": caveats, "skipped_caveats": skipped_caveats(settings["caveats"], data.embeddings),
+             "tier_gate": tier_gate, "warnings": warnings, "scores": scores}
     print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
     return 0

@@ -14,7 +14,7 @@ import pycountry
 import regex
 
 from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
-from lyss.embedders import cosine_matrix, get_embedder
+from lyss.embedders import cosine_matrix, embedder_for
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
 from lyss.metrics.semantic import has_content
@@ -197,13 +197,15 @@ class HallucinationRate:
     """
 
     id = "hallucination_rate"
+    needs_embeddings = True  # reads sentence vectors (lyss.embedders)
     direction = "lower"
     ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
-            embedder = get_embedder(data.options.get("embedder"))
+            embedder = embedder_for(data.options, data.embeddings)
+            embedder_name = embedder.name
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
         threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
@@ -230,7 +232,7 @@ class HallucinationRate:
                 flagged += [u for u, bad in units if bad or not ok]
             stats[i] = (len(flagged), total)
             flagged_units.append(" ".join(flagged))
-        details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder.name,
+        details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder_name,
                    "min_alignment_cosine": threshold,
                    "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}
         return rate_or_unavailable(self.id, stats, "no output units", details=details,
