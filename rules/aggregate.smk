@@ -7,6 +7,7 @@ rule aggregate:
         translation_meta="results/translations/{dataset}/{method}.meta.json",
         metrics=metric_files,
         languages=language_cards,
+        embeddings=run_embeddings,
     output:
         "results/runs/{dataset}/{method}.json",
     log:
@@ -22,5 +23,6 @@ rule aggregate:
         caveats=config["caveats"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
+        embedding_backend=EMBEDDING_BACKEND,
     script:
         "../scripts/aggregate.py"

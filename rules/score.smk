@@ -11,6 +11,7 @@ rule score:
         meta="results/corpora/{dataset}.meta.json",
         translations="results/translations/{dataset}/{method}.jsonl",
         languages=language_cards,
+        embeddings=metric_embeddings,
     output:
         "results/metrics/{dataset}/{method}/{metric}.parquet",
     log:
@@ -23,6 +24,7 @@ rule score:
     params:
         options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
         languages_dir=LANGUAGES_DIR,
+        embedding_backend=EMBEDDING_BACKEND,
     script:
         "../scripts/score.py"
 

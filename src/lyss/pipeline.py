@@ -9,6 +9,7 @@ import yaml
 
 from lyss.composite import select_profile
 from lyss.corpus import fingerprint, load_corpus, load_dataset_card, read_prepared
+from lyss.embedders import embeddings_from_files
 from lyss.errors import InputError
 from lyss.fingerprint import run_fingerprint
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
@@ -88,8 +89,10 @@ def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_di
 
 
 def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, languages_dir, options,
-                 out_path):
+                 out_path, embedding_paths=(), embedding_backend=None):
     data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir, options)
+    if embedding_paths:  # the vectors of rule `embed`: the metric embeds nothing again
+        data.embeddings = embeddings_from_files(embedding_paths, embedding_backend)
     result = resolve_metric(metric_id, data.target_card).score(data)
     write_metric_result(out_path, result, data.ids)
     return result
@@ -97,7 +100,7 @@ def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, la
 
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
                   languages_dir, method_name, method_config, composite_settings, tiers, caveat_settings,
-                  stats_settings, out_path) -> dict:
+                  stats_settings, out_path, embedding_paths=(), embedding_backend=None) -> dict:
     """Build, validate and write the run card of one dataset × method."""
     from lyss.confidence import confidence_intervals
 
@@ -120,6 +123,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
         results=results, records=records, entries=entries, translation_meta=read_json(translation_meta_path),
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings),
+        embeddings=embeddings_from_files(embedding_paths, embedding_backend) if embedding_paths else None,
     )
     intervals = confidence_intervals(
         results, entries, composite_settings["profiles"][profile], composite_settings.get("normalisation", {}),
