@@ -38,8 +38,12 @@ def _normal(text: str) -> str:
 
 
 def near_copy(a: str, b: str, similarity: float) -> bool:
-    """difflib's ratio of the casefolded, space-normalised strings reaches `similarity`."""
-    return difflib.SequenceMatcher(None, _normal(a), _normal(b), autojunk=False).ratio() >= similarity
+    """difflib's ratio of the casefolded, space-normalised strings reaches `similarity`. Its cheap upper
+    bounds (lengths, then character counts) rule most pairs out first: ratio() alone took longer than
+    sacrebleu's chrF and BLEU together on 1,002 segments."""
+    matcher = difflib.SequenceMatcher(None, _normal(a), _normal(b), autojunk=False)
+    return (matcher.real_quick_ratio() >= similarity and matcher.quick_ratio() >= similarity
+            and matcher.ratio() >= similarity)
 
 
 def _source_copy(entries, outputs, settings) -> np.ndarray:
