@@ -116,6 +116,9 @@ def test_misaligned_outputs_are_found_by_bitext_retrieval_and_skipped_without_em
     flags = entry_flags(entries, outputs, SETTINGS, get_embedder())["misaligned_output"]
     assert flags.tolist() == [True, True, False, False, False, False]
     assert "misaligned_output" not in entry_flags(entries, outputs, SETTINGS)
+    # where the reference itself is nearer another source (the embedder cannot tell), nothing is flagged
+    confused = [dict(e, reference=o) for e, o in zip(entries, outputs, strict=True)]
+    assert entry_flags(confused, outputs, SETTINGS, get_embedder())["misaligned_output"].tolist() == [False] * 6
     assert "misaligned_output" in skipped_caveats(SETTINGS, None)
     assert skipped_caveats(SETTINGS, get_embedder()) == {}
 
@@ -129,7 +132,8 @@ def test_large_corpora_estimate_misaligned_share_on_a_seeded_sample(monkeypatch)
     entries = [{"id": str(i), "source": f"s{i}", "reference": f"r{i}"} for i in range(100)]
     # outputs of the first half are exact copies of the next entry's source vector: misaligned
     outputs = [f"s{(i + 1) % 100}" if i < 50 else f"o{i}" for i in range(100)]
-    vectors = {f"s{i}": sources[i] for i in range(100)} | {f"o{i}": sources[i] + 0.01 for i in range(100)}
+    vectors = ({f"s{i}": sources[i] for i in range(100)} | {f"o{i}": sources[i] + 0.01 for i in range(100)}
+               | {f"r{i}": sources[i] + 0.02 for i in range(100)})
     table = Embeddings("unused", known=vectors)
     flags = entry_flags(entries, outputs, SETTINGS, table)["misaligned_output"]
     checked = ~np.isnan(flags)

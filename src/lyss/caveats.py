@@ -13,7 +13,9 @@ Each caveat is the share of entries showing a degenerate pattern, raised when it
   length_inflation      output longer than twice the reference (spec §2.1's inflation mark)
   empty_output          no output, or nothing but spaces and punctuation
   misaligned_output     the output is closer, in multilingual sentence embeddings, to another entry's
-                        source than to its own (bitext-mining check: it is not a translation of its input)
+                        source than to its own (bitext-mining check: it is not a translation of its input),
+                        where the reference is not (a language the embedder knows poorly misaligns the
+                        reference too, and then says nothing about the output)
 """
 
 import difflib
@@ -29,7 +31,8 @@ MESSAGES = {
     "length_deflation": "of outputs are shorter than {low}× their reference",
     "length_inflation": "of outputs are longer than {high}× their reference",
     "empty_output": "of entries have no output with a letter or digit",
-    "misaligned_output": "of outputs are closer to another entry's source than to their own",
+    "misaligned_output": "of outputs are closer to another entry's source than to their own (where the "
+                         "reference is not)",
 }
 
 
@@ -97,8 +100,9 @@ def retrieval_misses(output_vectors: np.ndarray, source_vectors: np.ndarray, row
 
 
 def _misaligned(entries, outputs, embeddings) -> np.ndarray | None:
-    """Per entry 1.0 where an output is nearer another entry's source, 0.0 where not, NaN where not checked
-    (outside the sample); None for corpora too small to say or when there are no embeddings."""
+    """Per entry 1.0 where an output is nearer another entry's source and its reference is not, 0.0 where
+    not, NaN where not checked (outside the sample); None for corpora too small to say or when there are no
+    embeddings."""
     if embeddings is None or len(entries) < MIN_ENTRIES_FOR_ALIGNMENT:
         return None
     flags = np.zeros(len(entries))
@@ -110,8 +114,10 @@ def _misaligned(entries, outputs, embeddings) -> np.ndarray | None:
         flags[checked] = 0.0
         rows = np.intersect1d(rows, checked)
     if len(rows):
-        flags[rows] = retrieval_misses(embeddings.embed([outputs[i] for i in rows]),
-                                       embeddings.embed([e["source"] for e in entries]), rows)
+        sources = embeddings.embed([e["source"] for e in entries])
+        output_misses = retrieval_misses(embeddings.embed([outputs[i] for i in rows]), sources, rows)
+        reference_misses = retrieval_misses(embeddings.embed([entries[i]["reference"] for i in rows]), sources, rows)
+        flags[rows] = output_misses & ~reference_misses
     return flags
 
 
