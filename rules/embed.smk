@@ -3,7 +3,8 @@
 # metric embeds.
 from lyss.metrics import get_metric
 
-EMBEDDING_BACKEND = config.get("embeddings", {}).get("backend", "auto")
+EMBEDDING_SETTINGS = config.get("embeddings", {})
+EMBEDDING_BACKEND = EMBEDDING_SETTINGS.get("backend", "auto")
 EMBEDDING_METRICS = [
     m for m in METRICS if getattr(get_metric(m), "needs_embeddings", False)
 ]
@@ -66,6 +67,7 @@ rule embed_corpus_field:
         runtime=120,
     params:
         backend=EMBEDDING_BACKEND,
+        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
     script:
         "../scripts/embed.py"
 
@@ -90,6 +92,7 @@ rule embed_method:
         runtime=120,
     params:
         backend=EMBEDDING_BACKEND,
+        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
     script:
         "../scripts/embed.py"
 

@@ -76,27 +76,29 @@ MIN_ENTRIES_FOR_ALIGNMENT = 5
 # estimate with a confidence interval.
 ALIGNMENT_SAMPLE = 5000
 ALIGNMENT_SEED = 20240611
-RETRIEVAL_BLOCK_CELLS = 4_000_000  # similarity cells per block (16 MB of float32)
+RETRIEVAL_BLOCK_CELLS = 16_000_000  # similarity cells per block (64 MB of float32)
+COSINE_TOLERANCE = 1e-6  # own and other cosines come from different float32 products: ties stay ties
 SKIPPED_MISALIGNED = ("needs sentence embeddings of the sources and outputs, which nothing asked for computed "
                       "(score semantic_score or hallucination_rate, or ask for the embedding caveats)")
 
 
 def retrieval_misses(output_vectors: np.ndarray, source_vectors: np.ndarray, rows) -> np.ndarray:
     """For output k (the translation of entry rows[k]): True when it is closer to another entry's source
-    than to its own (bitext retrieval does not find its own input). Top-1 search a block of outputs at a
-    time: memory grows with the corpus, not with its square. One flag per output in `rows`."""
+    than to its own (bitext retrieval does not find its own input). Top-1 search a block of *sources* at a
+    time, keeping each output's best other cosine: the sources are read once, the outputs stay in cache,
+    and memory is the outputs × one block. One flag per output in `rows`."""
     rows = np.asarray(rows, dtype=int)
-    flags = np.zeros(len(rows), dtype=bool)
     outputs = unit_rows(output_vectors).astype(np.float32)  # float32: twice the speed in the product
     sources = unit_rows(source_vectors).astype(np.float32)
-    block = max(1, RETRIEVAL_BLOCK_CELLS // max(len(sources), 1))
-    for start in range(0, len(rows), block):
-        similarity = outputs[start:start + block] @ sources.T
-        local = np.arange(len(similarity))
-        own = similarity[local, rows[start:start + block]].copy()
-        similarity[local, rows[start:start + block]] = -np.inf
-        flags[start:start + block] = similarity.max(axis=1) > own
-    return flags
+    own = np.einsum("ij,ij->i", outputs, sources[rows]) if len(rows) else np.zeros(0, np.float32)
+    best_other = np.full(len(rows), -np.inf, dtype=np.float32)
+    block = max(1, RETRIEVAL_BLOCK_CELLS // max(len(rows), 1))
+    for start in range(0, len(sources) if len(rows) else 0, block):
+        similarity = outputs @ sources[start:start + block].T
+        inside = np.flatnonzero((rows >= start) & (rows < start + block))
+        similarity[inside, rows[inside] - start] = -np.inf
+        np.maximum(best_other, similarity.max(axis=1), out=best_other)
+    return best_other > own + COSINE_TOLERANCE
 
 
 def _misaligned(entries, outputs, embeddings) -> np.ndarray | None:
@@ -114,10 +116,10 @@ def _misaligned(entries, outputs, embeddings) -> np.ndarray | None:
         flags[checked] = 0.0
         rows = np.intersect1d(rows, checked)
     if len(rows):
-        sources = embeddings.embed([e["source"] for e in entries])
-        output_misses = retrieval_misses(embeddings.embed([outputs[i] for i in rows]), sources, rows)
-        reference_misses = retrieval_misses(embeddings.embed([entries[i]["reference"] for i in rows]), sources, rows)
-        flags[rows] = output_misses & ~reference_misses
+        queries = np.concatenate([embeddings.embed([outputs[i] for i in rows]),  # one pass over the sources
+                                  embeddings.embed([entries[i]["reference"] for i in rows])])
+        misses = retrieval_misses(queries, embeddings.embed([e["source"] for e in entries]), np.tile(rows, 2))
+        flags[rows] = misses[:len(rows)] & ~misses[len(rows):]
     return flags
 
 

@@ -96,10 +96,12 @@ class Embeddings:
     """Vectors by text: known ones (from cached files or earlier calls) are looked up, missing ones are
     embedded by the backend in one batch, loaded on first need. `computed` counts texts sent to the model."""
 
-    BATCH = 256  # texts per backend call; progress is reported between calls
+    BATCH = 256  # default texts per backend call (params.yaml embeddings.batch_size); progress between calls
 
-    def __init__(self, spec: str | None = None, known: dict[str, np.ndarray] | None = None):
+    def __init__(self, spec: str | None = None, known: dict[str, np.ndarray] | None = None,
+                 batch_size: int | None = None):
         self.spec = spec or DEFAULT_EMBEDDER
+        self.batch_size = batch_size or self.BATCH
         self.model = backend_model(spec)
         self._vectors: dict[str, np.ndarray] = dict(known or {})
         self._backend: Backend | None = None
@@ -127,8 +129,8 @@ class Embeddings:
         new = self.missing(texts)
         if new:
             progress = Progress(len(new), "embed", summary=False)
-            for start in range(0, len(new), self.BATCH):
-                batch = new[start:start + self.BATCH]
+            for start in range(0, len(new), self.batch_size):
+                batch = new[start:start + self.batch_size]
                 self.add(batch, np.asarray(self.backend.embed(batch), dtype=np.float32).reshape(len(batch), -1))
                 self.computed += len(batch)
                 progress.advance(len(batch))
@@ -194,9 +196,9 @@ def load_vectors(path) -> VectorFile:
     return VectorFile(meta["model"], meta["ids"], meta["texts"], vectors)
 
 
-def embeddings_from_files(paths, spec: str | None = None) -> Embeddings:
+def embeddings_from_files(paths, spec: str | None = None, batch_size: int | None = None) -> Embeddings:
     """A table seeded with cached files of the same model (others are ignored: their vectors differ)."""
-    embeddings = Embeddings(spec)
+    embeddings = Embeddings(spec, batch_size=batch_size)
     for path in paths:
         cached = load_vectors(path)
         if cached.model == embeddings.model:

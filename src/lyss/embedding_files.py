@@ -49,11 +49,11 @@ def field_texts(corpus_path, field: str, translations_path=None) -> list[tuple[s
 
 
 def embed_field(corpus_path, field: str, out_path, *, translations_path=None, reuse=(), spec=None,
-                embeddings: Embeddings | None = None) -> int:
+                batch_size=None, embeddings: Embeddings | None = None) -> int:
     """Write the field's vector file; returns how many texts the model embedded (the rest came from `reuse`,
     the files of fields embedded before). `embeddings` may be passed to share one table in a process."""
     ids, texts = texts_to_embed(field_texts(corpus_path, field, translations_path))
-    table = embeddings or embeddings_from_files(reuse, spec)
+    table = embeddings or embeddings_from_files(reuse, spec, batch_size)
     before = table.computed
     vectors = table.embed(texts) if texts else None
     save_vectors(out_path, VectorFile(table.model, ids, texts, vectors if vectors is not None else _empty()))
