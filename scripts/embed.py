@@ -1,5 +1,7 @@
 """Snakemake adapter for rules `embed_corpus_field` and `embed_method`."""
 
+import sys
+
 from lyss.embedding_files import embed_field
 from lyss.scripting import logged
 
@@ -9,4 +11,4 @@ with logged(snakemake.log[0]):
                            translations_path=snakemake.input.get("translations"),
                            reuse=snakemake.input.get("reuse", []), spec=snakemake.params.backend,
                            batch_size=snakemake.params.batch_size)
-    print(f"embedded {computed} new texts for {snakemake.wildcards.dataset}/{field}")
+    print(f"embedded {computed} new texts for {snakemake.wildcards.dataset}/{field}", file=sys.stderr)
