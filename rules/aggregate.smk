@@ -11,6 +11,7 @@ rule aggregate:
         reference_metrics=reference_metric_files,
         evidence=evidence_dirs,
         languages=language_cards,
+        embeddings=run_embeddings,
     output:
         "results/runs/{dataset}/{method}.json",
     log:
@@ -32,5 +33,6 @@ rule aggregate:
         languages_dir=LANGUAGES_DIR,
         # the whole package: the card records lyss.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
         code=code("aggregate.py", "all"),
+        embedding_backend=EMBEDDING_BACKEND,
     script:
         "../scripts/aggregate.py"

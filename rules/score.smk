@@ -11,6 +11,7 @@ rule score:
         meta="results/corpora/{dataset}.meta.json",
         translations="results/translations/{dataset}/{method}.jsonl",
         languages=language_cards,
+        embeddings=metric_embeddings,
     output:
         "results/metrics/{dataset}/{method}/{metric}.parquet",
     log:
@@ -24,6 +25,7 @@ rule score:
         options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
         languages_dir=LANGUAGES_DIR,
         code=score_code,
+        embedding_backend=EMBEDDING_BACKEND,
     script:
         "../scripts/score.py"
 

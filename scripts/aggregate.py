@@ -22,4 +22,6 @@ with logged(snakemake.log[0]):
         caveat_settings=snakemake.params.caveats,
         stats_settings=snakemake.params.stats,
         out_path=snakemake.output[0],
+        embedding_paths=snakemake.input.embeddings,
+        embedding_backend=snakemake.params.embedding_backend,
     )

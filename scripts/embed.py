@@ -1,0 +1,14 @@
+"""Snakemake adapter for rules `embed_corpus_field` and `embed_method`."""
+
+import sys
+
+from lyss.embedding_files import embed_field
+from lyss.scripting import logged
+
+with logged(snakemake.log[0]):
+    field = snakemake.wildcards.get("field") or snakemake.wildcards.method
+    computed = embed_field(snakemake.input.corpus, field, snakemake.output.vectors,
+                           translations_path=snakemake.input.get("translations"),
+                           reuse=snakemake.input.get("reuse", []), spec=snakemake.params.backend,
+                           batch_size=snakemake.params.batch_size)
+    print(f"embedded {computed} new texts for {snakemake.wildcards.dataset}/{field}", file=sys.stderr)

