@@ -10,13 +10,6 @@ EMBEDDING_METRICS = [
 ]
 
 
-def embedding_methods(dataset):
-    """The dataset's methods (contract 1: `dataset_methods` in common.smk), else every configured one."""
-    if "dataset_methods" in globals():
-        return dataset_methods(dataset)
-    return METHODS
-
-
 def embedding_files(dataset, method):
     """Source, reference and the method's vector files (the `reference` method's file is the reference
     field's)."""
@@ -29,7 +22,7 @@ def dataset_embeddings(dataset):
     if not EMBEDDING_METRICS:
         return []
     return sorted(
-        {f for m in embedding_methods(dataset) for f in embedding_files(dataset, m)}
+        {f for m in dataset_methods(dataset) for f in embedding_files(dataset, m)}
     )
 
 
@@ -68,6 +61,7 @@ rule embed_corpus_field:
     params:
         backend=EMBEDDING_BACKEND,
         batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+        code=code("embed.py"),
     script:
         "../scripts/embed.py"
 
@@ -93,6 +87,7 @@ rule embed_method:
     params:
         backend=EMBEDDING_BACKEND,
         batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+        code=code("embed.py"),
     script:
         "../scripts/embed.py"
 
