@@ -199,7 +199,8 @@ def command_options(command: str) -> frozenset[str]:
 
     from lyss.cli import build_parser
 
-    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    # The CLI registers only the subcommand it is asked for in full (fast `lyss --help`): ask for this one.
+    subparsers = next(a for a in build_parser([command])._actions if isinstance(a, argparse._SubParsersAction))
     parser = subparsers.choices[command]
     return frozenset(a.dest for a in parser._actions if a.option_strings and a.dest not in ("help", "out"))
 
