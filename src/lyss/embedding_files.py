@@ -25,14 +25,15 @@ def _sentences(text: str) -> list[str]:
 
 
 def texts_to_embed(entry_texts: list[tuple[str, str | None]]) -> tuple[list[str], list[str]]:
-    """(ids, texts): each entry's text with letters or digits, then its sentences (as `sentences` strips
-    them, so a one-sentence text with outer spaces has two forms)."""
+    """(ids, texts): each entry's non-empty text, then its sentences (as `sentences` strips them, so a
+    one-sentence text with outer spaces has two forms). Outputs without letters or digits are never embedded
+    (the metrics score them 0 without a model); sources and references always are."""
     ids, texts, seen = [], [], set()
     for entry_id, text in entry_texts:
-        if not has_content(text):
+        if not text:
             continue
         for piece in [text, *_sentences(text)]:
-            if has_content(piece) and (entry_id, piece) not in seen:
+            if piece and (entry_id, piece) not in seen:
                 seen.add((entry_id, piece))
                 ids.append(entry_id)
                 texts.append(piece)
@@ -52,7 +53,10 @@ def embed_field(corpus_path, field: str, out_path, *, translations_path=None, re
                 batch_size=None, embeddings: Embeddings | None = None) -> int:
     """Write the field's vector file; returns how many texts the model embedded (the rest came from `reuse`,
     the files of fields embedded before). `embeddings` may be passed to share one table in a process."""
-    ids, texts = texts_to_embed(field_texts(corpus_path, field, translations_path))
+    pairs = field_texts(corpus_path, field, translations_path)
+    if translations_path is not None:
+        pairs = [(entry_id, text) for entry_id, text in pairs if has_content(text)]
+    ids, texts = texts_to_embed(pairs)
     table = embeddings or embeddings_from_files(reuse, spec, batch_size)
     before = table.computed
     vectors = table.embed(texts) if texts else None
