@@ -92,7 +92,7 @@ def test_language_without_card_uses_defaults_and_says_which_card(files, capsys):
     assert code == 0
     warning = (f"language 'xyz': no card file {languages / 'xyz.yaml'} and CLDR does not know 'xyz': "
                "script, casing and quotation marks are unknown")
-    assert err == f"lyss: {warning}\n"
+    assert f"lyss: {warning}\n" in err  # beside the §4.4 note on these cut-down weight tables
     block = json.loads(out)
     assert block["warnings"] == [warning]
     assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["xyz"]["card"] == "none"
@@ -252,3 +252,22 @@ def test_score_with_one_metric_is_a_partial_composite(files, capsys, tmp_path):
     assert block["scores"]["quality_tier"] == "partial"
     assert block["scores"]["composite"] == pytest.approx(
         CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score / 100, abs=1e-6)
+
+
+def test_score_reads_stdin_works_from_any_folder_and_prints_null_metrics_with_their_reason(
+        files, capsys, monkeypatch, tmp_path):
+    """`-i -` reads the hypothesis from standard input (as sacrebleu does); with no params.yaml or
+    data/languages in the current folder the packaged settings and cards are used; a null metric is a
+    line with its reason, not a silent gap."""
+    import io
+
+    paths, texts, _ = files
+    monkeypatch.chdir(tmp_path)  # a folder without params.yaml or data/languages
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(paths["a"].read_bytes()), encoding="utf-8"))
+    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", "-",
+                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,morphological_accuracy")
+    assert code == 0
+    chrf = CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score
+    assert f"chrf_plus_plus          {chrf:.4f}" in out
+    assert ("morphological_accuracy  —  (no corpus entry has `morphology` annotations (expected analyses per "
+            "entry))") in out

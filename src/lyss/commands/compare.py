@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = parse_metrics(args.metrics, allowed_extra=("composite",))
     languages = language_cards(args.lang_pair, args.languages)
     source, reference, *hypotheses = read_parallel([args.source, args.reference, *args.hypotheses])
-    profile = select_profile(languages[3])
+    profile = select_profile(languages[3], settings["composite"])
     weights = settings["composite"]["profiles"][profile]
     normalisation = settings["composite"].get("normalisation", {})
     scored = [m for m in metrics if m != "composite"]

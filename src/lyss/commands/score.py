@@ -24,11 +24,12 @@ from lyss.validation.options import positive_int
 
 
 def read_segments(path: Path) -> list[str]:
-    """One segment per line (a final newline ends the last line, it does not add an empty one)."""
+    """One segment per line (a final newline ends the last line, it does not add an empty one); `-` is
+    standard input, as in sacrebleu."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = sys.stdin.buffer.read().decode("utf-8") if str(path) == "-" else path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        line = err.object[: err.start].count(b"\n") + 1
         raise InputError(path, f"not UTF-8 text ({err.reason})", line=line) from None
     except OSError as err:
         raise InputError(path, f"cannot read file ({err.strerror or err})") from None
@@ -50,6 +51,7 @@ def read_parallel(paths: list[Path]) -> list[list[str]]:
 def language_cards(lang_pair: str, languages_dir: Path) -> tuple[str, str, dict, dict]:
     """Source and target codes and their cards (a card file merged over CLDR's facts, or CLDR's alone);
     a language without a card file is said on stderr and in the warnings (`card_warnings`)."""
+    languages_dir = default_path("data/languages", "languages") if languages_dir is None else languages_dir
     codes = lang_pair.split("-")
     if len(codes) != 2 or not all(codes):
         raise InputError("--lang-pair", f"expected SRC-TGT such as eng-deu, got {lang_pair!r}")
@@ -63,9 +65,21 @@ def card_warnings(codes, cards) -> list[str]:
     return [w for w in map(provenance_warning, codes, cards) if w]
 
 
-def load_settings(path: Path) -> dict:
+def default_path(local: str, packaged: str) -> Path:
+    """`local` (relative to the current folder) when it exists, else the copy packaged with lyss
+    (src/lyss/defaults/, the repository's own params.yaml and language cards): `lyss score` works from any
+    folder without --params or --languages."""
+    if Path(local).exists():
+        return Path(local)
+    from importlib import resources
+
+    return Path(str(resources.files("lyss.defaults").joinpath(packaged)))
+
+
+def load_settings(path: Path | None) -> dict:
     """params.yaml, checked whole (lyss.settings) before anything is scored; the composite, tier, caveat and
-    stats sections are what scoring reads (the spec's tables live there)."""
+    stats sections are what scoring reads (the spec's tables live there). None: the default settings."""
+    path = default_path("params.yaml", "params.yaml") if path is None else path
     if not Path(path).exists():
         raise InputError(path, "cannot read the settings (no such file); give --params PATH to the LYSS "
                                "params.yaml")
@@ -150,12 +164,13 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", "-r", type=Path, required=True,
                         help="reference translations, one per line")
     parser.add_argument("--lang-pair", "-l", required=True, help="ISO 639-3 codes SRC-TGT, e.g. eng-deu")
-    parser.add_argument("--languages", type=Path, default=Path("data/languages"),
-                        help="language card folder (default data/languages); a language without a card file "
-                        "gets the card derived from CLDR (docs/languages.md)")
-    parser.add_argument("--params", type=Path, default=Path("params.yaml"),
-                        help="params.yaml with the composite weights, tiers and stats settings "
-                        "(default params.yaml)")
+    parser.add_argument("--languages", type=Path,
+                        help="language card folder (default data/languages when it exists, else the cards "
+                        "packaged with lyss); a language without a card file gets the card derived from CLDR "
+                        "(docs/languages.md)")
+    parser.add_argument("--params", type=Path,
+                        help="params.yaml with the composite weights, tiers and stats settings (default "
+                        "params.yaml when it exists, else the settings packaged with lyss)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -165,7 +180,8 @@ def register(subparsers) -> None:
         description="Score plain text files (one segment per line) with the LYSS metrics and composite, "
         "as in a run card; see docs/statistics.md.")
     add_common_arguments(parser)
-    parser.add_argument("--hypothesis", "-i", type=Path, required=True, help="system output, one per line")
+    parser.add_argument("--hypothesis", "-i", type=Path, required=True,
+                        help="system output, one per line (`-`: standard input)")
     parser.add_argument("--metrics", "-m", help="comma-separated metric ids (default: every registered "
                         "metric that needs no model)")
     parser.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals (§8.1)")
@@ -190,6 +206,8 @@ def _text(block: dict) -> str:
         if ci and ci["ci_lower"] is not None:
             shown += f"  [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
         lines.append(f"{key:<24}{shown}")
+    lines += [f"{key:<24}—  ({reason})" for key, reason in block["null_reasons"].items()
+              if scores.get(key) is None and "reference check" not in reason]
     profile = block["composite_profile"]
     lines.append(f"composite over {', '.join(profile['applied_weights']) or 'no metric'} "
                  f"({profile['weight_share']:.0%} of profile {profile['profile']}'s weight)")
