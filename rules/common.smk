@@ -144,6 +144,20 @@ def dataset_metric_files(wildcards):
     )
 
 
+def system_metric_files(wildcards):
+    """The metric files of a dataset's methods, the reference oracle left out (significance)."""
+    return [p for p in dataset_metric_files(wildcards) if f"/{ORACLE}/" not in p]
+
+
+def system_run_cards(wildcards):
+    """The run cards of a dataset's methods, the reference oracle left out (significance)."""
+    return [
+        f"results/runs/{wildcards.dataset}/{method}.json"
+        for method in dataset_methods(wildcards.dataset)
+        if method != ORACLE
+    ]
+
+
 def all_metric_files():
     return [
         path

@@ -1,9 +1,8 @@
 rule significance:
     """Paired bootstrap, approximate randomization, McNemar and Holm between every two methods of a dataset."""
     input:
-        meta="results/corpora/{dataset}.meta.json",
-        metrics=dataset_metric_files,
-        languages=language_cards,
+        metrics=system_metric_files,
+        cards=system_run_cards,
     output:
         "results/significance/{dataset}.json",
     log:
@@ -15,7 +14,6 @@ rule significance:
     params:
         composite=config["composite"],
         stats=config["stats"],
-        languages_dir=LANGUAGES_DIR,
         code=code("significance.py", "all"),
     script:
         "../scripts/significance.py"

@@ -7,8 +7,7 @@ with logged(snakemake.log[0]):
     dataset_significance(
         dataset=snakemake.wildcards.dataset,
         metric_paths=snakemake.input.metrics,
-        corpus_meta_path=snakemake.input.meta,
-        languages_dir=snakemake.params.languages_dir,
+        card_paths=snakemake.input.cards,
         composite_settings=snakemake.params.composite,
         stats_settings=snakemake.params.stats,
         out_path=snakemake.output[0],

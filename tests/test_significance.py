@@ -152,22 +152,37 @@ def _write(tmp_path, refs, hyps, ids=None):
     return paths
 
 
-def test_dataset_significance_writes_the_file(tmp_path):
+def _card(tmp_path, name, kind, scores):
+    path = tmp_path / "results" / "runs" / "demo" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"method": {"name": name, "kind": kind}, "scores": scores,
+                                "composite_profile": {"profile": "B"}}))
+    return path
+
+
+def test_dataset_significance_compares_what_the_cards_show_and_never_the_oracle(tmp_path):
     refs, hyps = systems(n=40)
-    paths = _write(tmp_path, refs, hyps)
-    meta = tmp_path / "meta.json"
-    meta.write_text(json.dumps({"dataset": {"target_lang": "xyz"}}))
-    (tmp_path / "languages").mkdir()
+    paths = _write(tmp_path, refs, {**hyps, "reference": refs})
+    shown = {"chrf_plus_plus": 1.0, "exact_match_rate": 0.5, "bleu": 1.0}
+    cards = [_card(tmp_path, "a", "precomputed", shown), _card(tmp_path, "b", "precomputed", shown),
+             # c's card nulls exact_match_rate (say, too few entries): it is neither tested nor in c's composite
+             _card(tmp_path, "c", "precomputed", {**shown, "exact_match_rate": None}),
+             _card(tmp_path, "reference", "reference", shown)]
     composite = {"profiles": {"A": WEIGHTS, "B": {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10}},
                  "normalisation": NORMALISATION}
     stats = {"seed": 5, "bootstrap_resamples": 200, "alpha": 0.05, "ar_trials": 200}
     out = tmp_path / "significance" / "demo.json"
-    dataset_significance(dataset="demo", metric_paths=paths, corpus_meta_path=meta,
-                         languages_dir=tmp_path / "languages", composite_settings=composite,
+    dataset_significance(dataset="demo", metric_paths=paths, card_paths=cards, composite_settings=composite,
                          stats_settings=stats, out_path=out)
     block = json.loads(out.read_text())
-    assert block["dataset"] == "demo" and block["composite_profile"] == "B"  # no card for xyz → profile B
-    assert block["methods"] == ["a", "b", "c"]
+    assert block["dataset"] == "demo" and block["composite_profile"] == "B"  # the cards' profile
+    assert block["methods"] == ["a", "b", "c"]  # the oracle is not a contestant
+    assert block["composite_metrics"] == ["chrf_plus_plus"]  # the only weighted metric every card shows
+    assert "exact_match_rate" not in block["scores"]["c"]
+    assert not any("c" in (r["baseline"], r["system"]) and r["metric"] == "exact_match_rate"
+                   for r in block["comparisons"])
+    chrf_c = CHRF(word_order=2).corpus_score(hyps["c"], [refs]).score
+    assert block["scores"]["c"]["composite"] == pytest.approx(chrf_c / 100)
     assert block["best_cluster"]["best"] in ("a", "b")
     assert "c" not in block["best_cluster"]["methods"]  # c is much worse (half its words replaced)
 

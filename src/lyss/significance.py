@@ -11,11 +11,9 @@ all of them share, with a warning (§4.1), because composites over different met
 from itertools import combinations
 from pathlib import Path
 
-from lyss.composite import select_profile
 from lyss.confidence import composite_statistic, corpus_statistic
 from lyss.errors import InputError
 from lyss.io import read_json, write_json_atomic
-from lyss.languages import load_cards
 from lyss.metric_files import read_metric_result
 from lyss.metrics.base import MetricResult
 from lyss.stats import (
@@ -181,12 +179,19 @@ def load_method_results(metric_paths) -> dict[str, dict[str, MetricResult]]:
     return per_method
 
 
-def dataset_significance(*, dataset: str, metric_paths, corpus_meta_path, languages_dir,
-                         composite_settings: dict, stats_settings: dict, out_path) -> dict:
-    """The work of rule `significance`: compare every method of a dataset and write the JSON file."""
-    target = read_json(corpus_meta_path)["dataset"]["target_lang"]
-    profile = select_profile(load_cards(languages_dir).get(target))
-    block = compare_methods(load_method_results(metric_paths), composite_settings["profiles"][profile],
+def dataset_significance(*, dataset: str, metric_paths, card_paths, composite_settings: dict,
+                         stats_settings: dict, out_path) -> dict:
+    """The work of rule `significance`: compare every system of a dataset and write the JSON file.
+
+    The run cards decide what is compared: a metric null in a card (it failed its reference check, had too
+    few entries, or was not computed) is not tested for that method, so the composites compared are the
+    ones the cards show (over the metrics they share), and the reference oracle is never a contestant."""
+    cards = [read_json(p) for p in card_paths]
+    systems = {c["method"]["name"]: c for c in cards if c["method"].get("kind") != "reference"}
+    per_method = {name: {m: r for m, r in results.items() if systems[name]["scores"].get(m) is not None}
+                  for name, results in load_method_results(metric_paths).items() if name in systems}
+    profile = next(iter(systems.values()))["composite_profile"]["profile"] if systems else "B"
+    block = compare_methods(per_method, composite_settings["profiles"][profile],
                             composite_settings.get("normalisation", {}),
                             n_bootstrap=stats_settings["bootstrap_resamples"],
                             n_trials=stats_settings["ar_trials"], seed=stats_settings["seed"],
