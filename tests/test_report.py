@@ -88,3 +88,14 @@ def test_workflow_and_dvc_declare_the_report_outputs():
         assert path.startswith(("results/plots/", "results/validation/")), path
         if isinstance(plot, dict) and plot[path].get("template", "").startswith("lyss_"):
             assert (ROOT / ".dvc/plots" / f"{plot[path]['template']}.json").exists()
+
+
+def test_skipped_methods_with_the_same_reason_make_one_line():
+    from lyss.report import skipped_by_reason
+
+    skipped = {"sys_a": "no file for this dataset in methods.sys_a.paths (files were given for: ted)",
+               "sys_b": "no file for this dataset in methods.sys_b.paths (files were given for: ted)",
+               "apertium": "Apertium mode 'eng-fra' is not installed"}
+    assert skipped_by_reason(skipped) == {
+        "(no file for this dataset in the method's paths (files were given for: ted))": ["sys_a", "sys_b"],
+        "(Apertium mode 'eng-fra' is not installed)": ["apertium"]}

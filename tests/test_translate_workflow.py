@@ -140,13 +140,14 @@ def test_eng_fra_skips_apertium_and_the_spanish_precomputed_file_with_reasons(tw
     assert skipped["apertium"].startswith("Apertium mode 'eng-fra' is not installed")
     assert skipped["pre"] == f"no file for this dataset in methods.pre.paths (files were given for: {DATASET})"
     assert json.loads((work / f"results/skipped/{DATASET}.json").read_text()) == {}
-    assert sorted(p.name for p in (work / "results/runs/fr_small").iterdir()) == ["copy_source.json"]
+    assert sorted(p.name for p in (work / "results/runs/fr_small").iterdir()) == ["copy_source.json", "reference.json"]
     assert not (work / "results/translations/fr_small/pre.jsonl").exists()
     assert not (work / "results/translations/fr_small/apertium.jsonl").exists()
     leaderboard = (work / "results/leaderboard.md").read_text()
     french_part = leaderboard[leaderboard.index("## fr_small"):]
-    assert f"Skipped: **apertium** ({skipped['apertium']})" in french_part
-    assert f"Skipped: **pre** ({skipped['pre']})" in french_part
+    assert f"Skipped ({skipped['apertium']}): **apertium**" in french_part
+    assert (f"Skipped (no file for this dataset in the method's paths (files were given for: {DATASET})): **pre**"
+            in french_part)
 
 
 def test_each_corpus_is_scored_with_its_own_methods(two_pairs):

@@ -123,6 +123,15 @@ def dataset_notes(group: list[dict]) -> list[str]:
     return notes
 
 
+def skipped_by_reason(skipped: dict[str, str]) -> dict[str, list[str]]:
+    """{reason: [methods]} with each method's own name taken out of its reason, so thirteen precomputed
+    systems of another corpus make one line, not thirteen."""
+    grouped: dict[str, list[str]] = {}
+    for method, reason in skipped.items():
+        grouped.setdefault(f"({reason})".replace(f"methods.{method}.", "the method's "), []).append(method)
+    return grouped
+
+
 def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipped: dict | None = None) -> str:
     """`skipped`: {dataset: {method: reason}} (results/skipped/), listed under each dataset's table."""
     lines = ["# LYSS leaderboard", ""]
@@ -157,8 +166,8 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
         lines += [f"\n{note}" for note in dataset_notes(group)]
         for warning in sig.get("warnings", []):
             lines.append(f"\n> **Warning:** {warning}")
-        for method, reason in (skipped or {}).get(dataset, {}).items():
-            lines.append(f"\nSkipped: **{method}** ({reason})")
+        lines += [f"\nSkipped {reason}: {', '.join(f'**{m}**' for m in methods)}"
+                  for reason, methods in skipped_by_reason((skipped or {}).get(dataset, {})).items()]
         lines.append("")
     lines.append("★ : best composite among systems with a full, ungated tier; ≈ : not significantly different "
                  "from it (paired bootstrap on the composite, Holm-corrected, α = 0.05). The reference (oracle) "
