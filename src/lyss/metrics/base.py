@@ -75,3 +75,57 @@ class MetricPlugin(Protocol):
     ideal: float | None
 
     def score(self, data: ScoringInput) -> MetricResult: ...
+
+
+def ratio_of_sums(sums):
+    """Σ column 0 / Σ column 1 of a metric's corpus rows: with rows [value (0 where undefined), defined] the
+    mean of the defined per-entry values; with rows [hits, totals] a rate over words."""
+    sums = np.asarray(sums, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
+
+
+COUNT = {"type": ["integer", "null"], "minimum": 0}
+
+# What a metric class declares beyond `score`, with the value a class gets when it declares nothing. Every list
+# of metrics elsewhere (run-card keys and schema, CI and significance lists, summary and leaderboard columns,
+# database columns, composite normalisation) is derived from these through the helpers in `lyss.metrics`,
+# so adding a metric is one module: a class that omits a declaration gets the ordinary behaviour below.
+DECLARATION_DEFAULTS = {
+    # Position among the §9 `scores` keys (spec order); undeclared metrics follow, in registry order.
+    "card_position": 1_000,
+    # JSON Schema bounds of the value in the card ("maximum": None = unbounded above).
+    "minimum": 0,
+    "maximum": 1,
+    # Companion keys reported beside the value: key → (value when the metric is null, JSON Schema).
+    "companions": {},
+    # §4.2: onto 0–1 with 1 = perfect ("identity" | "divide_by_100" | "invert"); params.yaml
+    # `composite.normalisation` may override it.
+    "normalisation": "identity",
+    # A bootstrap CI in `scores.confidence_intervals` (§8.1).
+    "has_ci": False,
+    # Card key of its per-difficulty-tier CI and `by_difficulty`/`by_provenance` value (None: not broken down).
+    "tier_key": None,
+    # Which rows the corpus value is recomputed from: "values" (per-entry value, defined) or "stats" (the
+    # metric's own per-entry sufficient statistics), and the formula over their column sums.
+    "corpus_rows": "values",
+    "corpus_value": ratio_of_sums,
+    # Compared between methods by the paired tests (§8.2); `binary` ones also by McNemar.
+    "significance": False,
+    "binary": False,
+    # §9.1 column of `run_cards` (None: only in the JSON card).
+    "db_column": None,
+    # Display: label, decimals, and the position of its column on the leaderboard (None: not shown there).
+    "label": None,
+    "decimals": 4,
+    "leaderboard_position": None,
+    # Copied into results/metrics.json (`dvc metrics diff`).
+    "in_summary": True,
+    # GPUs a scoring job asks the cluster for.
+    "gpus": 0,
+}
+
+
+def declared(metric, name: str):
+    """A metric class's (or plugin's) declaration `name`, or its default from DECLARATION_DEFAULTS."""
+    return getattr(metric, name, DECLARATION_DEFAULTS[name])

@@ -135,6 +135,10 @@ class CodeSwitchingRate:
     """
 
     id = "code_switching_rate"
+    card_position = 12
+    normalisation = "invert"
+    corpus_rows = "stats"
+    db_column = "code_switching_rate"
     direction = "lower"
     ideal = 0.0
 
@@ -256,6 +260,10 @@ class HallucinationRate:
     """
 
     id = "hallucination_rate"
+    card_position = 13
+    normalisation = "invert"
+    corpus_rows = "stats"
+    db_column = "hallucination_rate"
     needs_embeddings = True  # reads sentence vectors (lyss.embedders)
     direction = "lower"
     ideal = 0.0

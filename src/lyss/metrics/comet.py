@@ -83,6 +83,12 @@ def low_resource_warning(model: str, data: ScoringInput) -> bool:
 
 class CometScore:
     id = "comet_score"
+    card_position = 11
+    maximum = None
+    companions = {"comet_model": ("", {"type": "string"})}
+    has_ci = True
+    db_column = "comet_score"
+    gpus = 1
     direction = "higher"
     ideal = None
     requires_model = True  # `lyss score` leaves it out unless asked for (loading torch costs seconds)

@@ -124,6 +124,7 @@ def _quote_note(card: dict) -> str:
 
 class ComplianceIndex:
     id = "compliance_index"
+    card_position = 16
     direction = "higher"
     ideal = 1.0
 
@@ -147,6 +148,9 @@ class ComplianceIndex:
 
 class RepairEffectiveness:
     id = "repair_effectiveness"
+    card_position = 17
+    corpus_rows = "stats"
+    in_summary = False
     direction = "higher"
     ideal = None
 

@@ -24,7 +24,7 @@ import numpy as np
 import regex
 import yaml
 
-from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.base import COUNT, MetricResult, ScoringInput
 from lyss.text import words
 
 EXACT, EQUIVALENT, MISS, NO_OUTPUT = "EXACT", "EQUIVALENT", "MISS", "NO_OUTPUT"
@@ -140,6 +140,10 @@ class EquivalentMatch:
     """Generic equivalent match (variants + light normalisation); language plugins pass their rules."""
 
     id = "equivalent_match_rate"
+    card_position = 2
+    companions = {"equivalent_matches": (None, COUNT)}
+    binary = True
+    db_column = "equivalent_match_rate"
     direction = "higher"
     ideal = 1.0
     rules: VariantRules | None = None

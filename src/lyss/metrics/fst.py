@@ -15,7 +15,7 @@ import numpy as np
 
 from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.errors import InputError
-from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.base import COUNT, MetricResult, ScoringInput
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import words
 
@@ -42,6 +42,11 @@ class FstAcceptance:
     """Share of output words with at least one analysis from the target card's analyzer."""
 
     id = "fst_acceptance_rate"
+    card_position = 7
+    companions = {"fst_accepted": (None, COUNT)}
+    has_ci = True
+    corpus_rows = "stats"
+    db_column = "fst_acceptance_rate"
     direction = "higher"
     ideal = 1.0
 
@@ -86,6 +91,8 @@ class MorphologicalAccuracy:
     """Share of expected analyses (entry `morphology` annotations) found among the prediction's words."""
 
     id = "morphological_accuracy"
+    card_position = 8
+    corpus_rows = "stats"
     direction = "higher"
     ideal = 1.0
 

@@ -88,6 +88,8 @@ class OrthographicAccuracy:
     """Share of output words that follow the target card's orthography rule set."""
 
     id = "orthographic_accuracy"
+    card_position = 9
+    corpus_rows = "stats"
     direction = "higher"
     ideal = 1.0
 

@@ -55,6 +55,9 @@ def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
 
 class SemanticScore:
     id = "semantic_score"
+    card_position = 10
+    maximum = None
+    db_column = "semantic_score"
     needs_embeddings = True  # reads sentence vectors (lyss.embedders)
     direction = "higher"
     ideal = 1.0

@@ -8,7 +8,7 @@ sentence and corpus scores and lets the bootstrap resample the same rows.
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.base import COUNT, MetricResult, ScoringInput
 from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, ter_from_stats
 
 
@@ -25,6 +25,15 @@ class ExactMatch:
     """1 when the prediction equals the reference after whitespace normalisation, else 0."""
 
     id = "exact_match_rate"
+    card_position = 1
+    companions = {"exact_matches": (None, COUNT)}
+    has_ci = True
+    tier_key = "exact_match_rate"
+    significance = True
+    binary = True
+    db_column = "exact_match_rate"
+    label = "exact match"
+    leaderboard_position = 3
     direction = "higher"
     ideal = 1.0
 
@@ -42,6 +51,22 @@ class ChrFPlusPlus:
     """sacrebleu CHRF(word_order=2); per entry = sentence chrF++, corpus = corpus chrF++."""
 
     id = "chrf_plus_plus"
+    card_position = 3
+    maximum = 100
+    normalisation = "divide_by_100"
+    has_ci = True
+    tier_key = "corpus_chrf"  # §9 names the per-tier chrF++ interval `corpus_chrf`
+    corpus_rows = "stats"
+    significance = True
+    db_column = "chrf_plus_plus"
+    label = "chrF++"
+    decimals = 2
+    leaderboard_position = 1
+
+    @staticmethod
+    def corpus_value(sums):
+        """sacrebleu's chrF++ (β = 2) over summed statistics; the order follows from the column count."""
+        return chrf_from_stats(sums, np.shape(sums)[-1] // 3)
     direction = "higher"
     ideal = 100.0
 
@@ -62,6 +87,19 @@ class Bleu:
     """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
 
     id = "bleu"
+    card_position = 4
+    maximum = 100
+    corpus_rows = "stats"
+    significance = True
+    db_column = "corpus_bleu"
+    label = "BLEU"
+    decimals = 2
+    leaderboard_position = 2
+
+    @staticmethod
+    def corpus_value(sums):
+        """sacrebleu's corpus BLEU (exp smoothing) over summed statistics; order from the column count."""
+        return bleu_from_stats(sums, (np.shape(sums)[-1] - 2) // 2)
     direction = "higher"
     ideal = 100.0
 
@@ -77,6 +115,11 @@ class Ter:
     """sacrebleu TER (0–∞, lower is better); stats are [edits, reference length]."""
 
     id = "ter"
+    card_position = 5
+    maximum = None
+    corpus_rows = "stats"
+    db_column = "ter"
+    corpus_value = staticmethod(ter_from_stats)
     direction = "lower"
     ideal = 0.0
 
@@ -91,6 +134,9 @@ class LengthRatio:
     """len(prediction) / len(reference) in characters; corpus value = mean over entries (§2.1)."""
 
     id = "length_ratio"
+    card_position = 6
+    maximum = None
+    db_column = "length_ratio"
     direction = "target"
     ideal = 1.0
 

@@ -73,6 +73,9 @@ class TerminologyAdherence:
     """Share of the entries' glossary terms whose target term occurs in the prediction."""
 
     id = "terminology_adherence"
+    card_position = 14
+    corpus_rows = "stats"
+    db_column = "terminology_adherence"
     direction = "higher"
     ideal = 1.0
 
@@ -97,6 +100,7 @@ class ConsistencyScore:
     rendering / Σ occurrences (per-entry values are NaN: consistency is a property of the corpus)."""
 
     id = "consistency_score"
+    card_position = 15
     direction = "higher"
     ideal = 1.0
 
