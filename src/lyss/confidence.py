@@ -1,64 +1,46 @@
 """Spec §8.1: percentile-bootstrap confidence intervals for a run card, from the per-entry rows that
 scoring wrote (never by re-scoring strings).
 
-`corpus_statistic` is the one place that says how a metric's corpus value is recomputed from its
-per-entry rows; the run-card CIs, the significance step and `lyss score`/`lyss compare` all use it.
-Count-based metrics (chrF++, BLEU, TER) resample sacrebleu's sufficient statistics and re-apply the
-corpus formula; other metrics resample their per-entry values (or, for a rate over words, the two
-summed counts). The composite resamples entries and recomputes every metric, then the composite,
-renormalising the weights within each resample over the metrics defined there (§4.1), so no resample is
-dropped; the card counts, per statistic, the resamples where it was undefined.
+`corpus_statistic` turns a metric's result into resampling rows plus the corpus formula its class
+declares (`corpus_rows`, `corpus_value`; lyss.metrics.base); the run-card CIs, the significance step and
+`lyss score`/`lyss compare` all use it. Count-based metrics (chrF++, BLEU, TER) resample sacrebleu's
+sufficient statistics and re-apply the corpus formula; other metrics resample their per-entry values (or,
+for a rate over words, the two summed counts). The composite resamples entries and recomputes every
+metric, then the composite, renormalising the weights within each resample over the metrics defined
+there (§4.1), so no resample is dropped; the card counts, per statistic, the resamples where it was undefined.
 """
 
 import numpy as np
 
 from lyss.composite import composite
+from lyss.metrics import ci_metrics, declaration, tier_metrics
 from lyss.metrics.base import MetricResult
-from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, ter_from_stats
 from lyss.stats import CorpusStatistic, bootstrap_scores, joint, percentile_ci
 
-# Metrics with a CI in `scores.confidence_intervals` (§8.1), besides the composite.
-CI_METRICS = ("chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "comet_score")
-# Per difficulty tier: card key → metric (§9 names the chrF++ interval `corpus_chrf`).
-TIER_METRICS = {"corpus_chrf": "chrf_plus_plus", "exact_match_rate": "exact_match_rate"}
 
-# sacrebleu's corpus formulas with the settings `lyss.metrics.surface` scores them with (chrF++: β = 2,
-# order from the column count; BLEU: exp smoothing, order from the column count).
-_COUNT_FORMULAS = {
-    "chrf_plus_plus": lambda sums: chrf_from_stats(sums, sums.shape[-1] // 3),
-    "bleu": lambda sums: bleu_from_stats(sums, (sums.shape[-1] - 2) // 2),
-    "ter": ter_from_stats,
-}
-
-
-def _ratio_of_sums(sums):
-    """Σ column 0 / Σ column 1. With rows [value (0 where undefined), defined] this is the mean of the
-    defined per-entry values; with rows [accepted words, words] it is a rate over words."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
+def corpus_rows(result: MetricResult) -> np.ndarray | None:
+    """The per-entry rows the metric's declared formula sums: its sufficient statistics, or
+    [value (0 where undefined), defined] so that the ratio of the sums is the mean of the defined values."""
+    if declaration(result.metric, "corpus_rows") == "stats":
+        return None if result.stats is None else np.asarray(result.stats, dtype=np.float64)
+    values = np.asarray(result.values, dtype=np.float64)
+    defined = ~np.isnan(values)
+    return np.column_stack([np.where(defined, values, 0.0), defined])
 
 
 def corpus_statistic(result: MetricResult) -> CorpusStatistic | None:
-    """Rows and formula whose full-sample score is `result.corpus_value`; None when the metric is
-    unavailable or no known aggregation of its rows reproduces its corpus value (then a bootstrap of
-    those rows would be centred on a different number than the card reports)."""
+    """Rows and declared formula whose full-sample score is `result.corpus_value`; None when the metric is
+    unavailable or its formula over its rows does not reproduce its corpus value (then a bootstrap of
+    those rows would be centred on a different number than the card reports, e.g. a language plugin that
+    aggregates differently from the metric it replaces)."""
     if not result.available:
         return None
-    candidates = []
-    if result.metric in _COUNT_FORMULAS:
-        if result.stats is not None:
-            candidates.append(CorpusStatistic(np.asarray(result.stats, dtype=np.float64),
-                                              _COUNT_FORMULAS[result.metric]))
-    else:
-        values = np.asarray(result.values, dtype=np.float64)
-        defined = ~np.isnan(values)
-        candidates.append(CorpusStatistic(np.column_stack([np.where(defined, values, 0.0), defined]),
-                                          _ratio_of_sums))
-        if result.stats is not None and result.stats.shape[1] == 2:
-            candidates.append(CorpusStatistic(np.asarray(result.stats, dtype=np.float64), _ratio_of_sums))
-    for candidate in candidates:
-        if np.isclose(candidate.score(), result.corpus_value, rtol=1e-9, atol=1e-9):
-            return candidate
+    rows = corpus_rows(result)
+    if rows is None:
+        return None
+    statistic = CorpusStatistic(rows, declaration(result.metric, "corpus_value"))
+    if np.isclose(statistic.score(), result.corpus_value, rtol=1e-9, atol=1e-9):
+        return statistic
     return None
 
 
@@ -97,7 +79,7 @@ def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], 
     """
     warnings = []
     statistics = {}
-    for metric in CI_METRICS:
+    for metric in ci_metrics():
         result = results.get(metric)
         if result is None or not result.available:
             continue
@@ -134,7 +116,7 @@ def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], 
     for i, entry in enumerate(entries):
         if entry.get("difficulty") is not None:
             tiers.setdefault(str(entry["difficulty"]), []).append(i)
-    tier_stats = {key: statistics[m] for key, m in TIER_METRICS.items() if m in statistics}
+    tier_stats = {key: statistics[m] for key, m in tier_metrics().items() if m in statistics}
     for tier in sorted(tiers):
         rows = np.asarray(tiers[tier])
         if tier_stats:

@@ -5,15 +5,8 @@ import sys
 from pathlib import Path
 
 from lyss.io import read_json, write_json_atomic, write_text_atomic
+from lyss.metrics import declaration, label, leaderboard_metrics, summary_metrics
 
-# Numeric card fields copied into results/metrics.json (committed; `dvc metrics diff` compares numbers). Quality
-# and cost only: identical inputs give an identical file, so a rerun leaves git clean and a diff means a change.
-SUMMARY_SCORES = [
-    "composite", "cost_adjusted", "chrf_plus_plus", "bleu", "ter", "exact_match_rate", "equivalent_match_rate",
-    "length_ratio", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy", "semantic_score",
-    "comet_score", "code_switching_rate", "hallucination_rate", "terminology_adherence", "consistency_score",
-    "compliance_index", "errors",
-]
 SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
 # Wall-clock fields differ on every run: they go to results/timings.json, which is not committed.
 TIMING_SCORES = ["entries_per_minute", "tokens_per_second", "avg_latency_seconds", "median_latency_seconds",
@@ -24,8 +17,16 @@ TIMING_SCORES = ["entries_per_minute", "tokens_per_second", "avg_latency_seconds
 STATUS_ORDER = ("validated", "evidence", "unvalidated", "invalid here")
 
 
-def summary(cards: list[dict], scores_kept=SUMMARY_SCORES, totals_kept=SUMMARY_TOTALS) -> dict:
+def summary_scores() -> list[str]:
+    """Numeric card fields copied into results/metrics.json (committed; `dvc metrics diff` compares numbers):
+    the composite and every metric declared `in_summary`. Quality and cost only: identical inputs give an
+    identical file, so a rerun leaves git clean and a diff means a change."""
+    return ["composite", "cost_adjusted", *summary_metrics(), "errors"]
+
+
+def summary(cards: list[dict], scores_kept=None, totals_kept=SUMMARY_TOTALS) -> dict:
     """{dataset: {method: {field: number}}} of the given card fields (default: results/metrics.json's)."""
+    scores_kept = summary_scores() if scores_kept is None else scores_kept
     out: dict = {}
     for card in cards:
         scores, totals = card["scores"], card["totals"]
@@ -52,6 +53,13 @@ def _ci(card: dict, metric: str, digits: int) -> str:
     if not interval or interval.get("ci_lower") is None:
         return ""
     return f" [{interval['ci_lower']:.{digits}f}, {interval['ci_upper']:.{digits}f}]"
+
+
+def _metric_cell(card: dict, metric: str) -> str:
+    """A metric's leaderboard cell with its declared decimals, and its CI when it declares one."""
+    digits = declaration(metric, "decimals")
+    interval = _ci(card, metric, digits) if declaration(metric, "has_ci") else ""
+    return f"{_fmt(card['scores'].get(metric), digits)}{interval} | "
 
 
 def is_oracle(card: dict) -> bool:
@@ -135,6 +143,8 @@ def skipped_by_reason(skipped: dict[str, str]) -> dict[str, list[str]]:
 def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipped: dict | None = None) -> str:
     """`skipped`: {dataset: {method: reason}} (results/skipped/), listed under each dataset's table."""
     lines = ["# LYSS leaderboard", ""]
+    columns = leaderboard_metrics()
+    headers = [label(m) + (" [95% CI]" if declaration(m, "has_ci") else "") for m in columns]
     by_dataset: dict[str, list[dict]] = {}
     for card in cards:
         by_dataset.setdefault(card["dataset"]["id"], []).append(card)
@@ -144,9 +154,9 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
         marks = best_marks(group, sig)
         lines += [f"## {dataset} ({group[0]['dataset']['language_pair']}, profile "
                   f"{group[0]['composite_profile']['profile']})", "",
-                  "| # | method | composite [95% CI] | tier | chrF++ [95% CI] | BLEU | exact match | "
+                  "| # | method | composite [95% CI] | tier | " + "".join(f"{h} | " for h in headers) +
                   "cost/entry USD | entries/min | avg latency s | caveats |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "|---" * (8 + len(headers)) + "|"]
         rank = 0
         for card in group:
             s, t = card["scores"], card["totals"]
@@ -160,8 +170,8 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
             caveats = ", ".join(c["id"] if isinstance(c, dict) else str(c) for c in card.get("score_caveats", []))
             lines.append(
                 f"| {shown_rank} | {name}{mark} | {_fmt(s['composite'])}{_ci(card, 'composite', 4)} | "
-                f"{tier_label(card)} | {_fmt(s['chrf_plus_plus'], 2)}{_ci(card, 'chrf_plus_plus', 2)} | "
-                f"{_fmt(s['bleu'], 2)} | {_fmt(s['exact_match_rate'])} | {_fmt(t['cost_per_entry_usd'], 6)} | "
+                f"{tier_label(card)} | {''.join(_metric_cell(card, m) for m in columns)}"
+                f"{_fmt(t['cost_per_entry_usd'], 6)} | "
                 f"{_fmt(s['entries_per_minute'], 1)} | {_fmt(s['avg_latency_seconds'], 4)} | {caveats or '—'} |")
         lines += [f"\n{note}" for note in dataset_notes(group)]
         for warning in sig.get("warnings", []):

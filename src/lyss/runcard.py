@@ -23,22 +23,13 @@ from lyss.composite import (
     quality_tier,
     weight_share,
 )
+from lyss.confidence import corpus_statistic
+from lyss.metrics import card_metric_keys, companion_keys, score_schemas, tier_metrics
 from lyss.metrics.base import MetricResult
-from lyss.metrics.sufficient import chrf_from_stats
 from lyss.validation_status import tier_status
 
 SCHEMA_VERSION = "1.0"
 
-# §9 metric keys in spec order; each is the corpus value of the metric plugin with the same id.
-METRIC_KEYS = [
-    "exact_match_rate", "equivalent_match_rate", "chrf_plus_plus", "bleu", "ter", "length_ratio",
-    "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy", "semantic_score",
-    "comet_score", "code_switching_rate", "hallucination_rate", "terminology_adherence", "consistency_score",
-    "compliance_index", "repair_effectiveness",
-]
-# Companion counts/labels that a metric reports beside its value.
-COMPANION_KEYS = {"exact_matches": "exact_match_rate", "equivalent_matches": "equivalent_match_rate",
-                  "fst_accepted": "fst_acceptance_rate", "comet_model": "comet_score"}
 SPEED_KEYS = ["tokens_per_second", "entries_per_minute", "avg_latency_seconds", "median_latency_seconds",
               "p95_latency_seconds"]
 TOKEN_KEYS = ["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"]
@@ -55,7 +46,14 @@ MIN_TIMED_SECONDS = 0.1
 
 
 def schema() -> dict:
-    return json.loads(resources.files("lyss.schemas").joinpath("run_card.schema.json").read_text())
+    """The run-card schema: the JSON file for everything but the metrics, whose `scores` keys (values and
+    companions, required, with their bounds) are filled in from the metric registry, in card order."""
+    document = json.loads(resources.files("lyss.schemas").joinpath("run_card.schema.json").read_text())
+    scores = document["properties"]["scores"]
+    metric_keys = score_schemas()
+    scores["properties"] = {**metric_keys, **scores["properties"]}
+    scores["required"] = [*metric_keys, *scores["required"]]
+    return document
 
 
 def validate_run_card(card: dict) -> None:
@@ -121,8 +119,10 @@ def totals_block(records: list[dict], entries: list[dict], elapsed_seconds: floa
 
 
 def breakdown(entries: list[dict], results: dict[str, MetricResult], key: str) -> dict:
-    """Exact match and chrF++ per group of entries (difficulty tier or provenance); chrF++ per group
-    is the corpus formula over the group's summed statistics, not a mean of sentence scores."""
+    """The metrics broken down by tier (lyss.metrics.tier_metrics) per group of entries (difficulty tier or
+    provenance), each by its corpus formula over the group's rows (chrF++ from the group's summed
+    statistics, not a mean of sentence scores)."""
+
     groups: dict[str, list[int]] = {}
     for i, entry in enumerate(entries):
         if entry.get(key) is not None:
@@ -131,13 +131,10 @@ def breakdown(entries: list[dict], results: dict[str, MetricResult], key: str) -
     for name in sorted(groups):
         rows = groups[name]
         block = {"n": len(rows)}
-        exact = results.get("exact_match_rate")
-        if exact is not None and exact.available:
-            block["exact_match_rate"] = _round(np.nanmean(exact.values[rows]))
-        chrf = results.get("chrf_plus_plus")
-        if chrf is not None and chrf.available and chrf.stats is not None:
-            order = chrf.stats.shape[1] // 3
-            block["chrf_plus_plus"] = _round(chrf_from_stats(chrf.stats[rows].sum(axis=0), order), 4)
+        for metric in tier_metrics().values():
+            statistic = corpus_statistic(results[metric]) if metric in results else None
+            if statistic is not None:
+                block[metric] = _round(statistic.subset(np.asarray(rows)).score())
         out[name] = block
     return out
 
@@ -179,7 +176,7 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
     composite_settings = composite_settings or {}
     refused = refused_metrics(results, weights, composite_settings, excluded or {})
     scores, reasons = {}, {}
-    for key in METRIC_KEYS:
+    for key in card_metric_keys():
         result = results.get(key)
         scores[key] = _round(result.corpus_value) if result is not None and result.available else None
         if key in refused:
@@ -187,8 +184,7 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
             reasons[key] = refused[key]
         elif scores[key] is None:
             reasons[key] = result.reason if result is not None else "not configured under `metrics` in params.yaml"
-    for key, owner in COMPANION_KEYS.items():
-        default = "" if key == "comet_model" else None
+    for key, (owner, default, _) in companion_keys().items():
         shown = scores.get(owner) is not None
         scores[key] = results[owner].counts.get(key, default) if shown else default
     value = composite(scores, weights, normalisation)

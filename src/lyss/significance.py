@@ -1,9 +1,10 @@
 """Spec §8.2 and seed 003: paired significance between the methods of a dataset, from their per-entry
 metric files (`results/significance/<dataset>.json`).
 
-For every pair of methods and each of chrF++, BLEU, exact match and the composite: the paired bootstrap
-(p-value, mean difference, percentile CI of the difference) and paired approximate randomization;
-McNemar's exact test on binary per-entry outcomes; Holm's correction across the pairs of the dataset.
+For every pair of methods and each metric declared `significance` (lyss.metrics.significance_metrics:
+chrF++, BLEU, exact match) and the composite: the paired bootstrap (p-value, mean difference, percentile
+CI of the difference) and paired approximate randomization; McNemar's exact test on the per-entry
+outcomes of the metrics declared `binary`; Holm's correction across the pairs of the dataset.
 When methods differ in which composite metrics are available, composites are compared on the metrics
 all of them share, with a warning (§4.1), because composites over different metric sets do not compare.
 """
@@ -15,6 +16,7 @@ from lyss.confidence import composite_statistic, corpus_statistic
 from lyss.errors import InputError
 from lyss.io import read_json, write_json_atomic
 from lyss.metric_files import read_metric_result
+from lyss.metrics import binary_metrics, significance_metrics
 from lyss.metrics.base import MetricResult
 from lyss.stats import (
     CorpusStatistic,
@@ -24,9 +26,6 @@ from lyss.stats import (
     mcnemar_exact,
     paired_bootstrap,
 )
-
-SIGNIFICANCE_METRICS = ("chrf_plus_plus", "bleu", "exact_match_rate", "composite")
-BINARY_METRICS = ("exact_match_rate", "equivalent_match_rate")
 
 
 def shared_composite_metrics(per_method: dict[str, dict[str, MetricResult]], weights: dict
@@ -115,7 +114,7 @@ def mcnemar_pairs(per_method: dict[str, dict[str, MetricResult]], pairs: list[tu
     """McNemar's exact test with its discordant counts for each pair and binary metric both have."""
     rows = []
     for a, b in pairs:
-        for metric in BINARY_METRICS:
+        for metric in binary_metrics():
             ra, rb = per_method[a].get(metric), per_method[b].get(metric)
             if ra is None or rb is None or not (ra.available and rb.available):
                 continue
@@ -132,7 +131,8 @@ def compare_methods(per_method: dict[str, dict[str, MetricResult]], weights: dic
                     alpha: float = 0.05) -> dict:
     """Every pair of methods (in the given order) on one dataset; JSON-serialisable."""
     shared, warning = shared_composite_metrics(per_method, weights)
-    statistics = {name: method_statistics(results, SIGNIFICANCE_METRICS, weights, normalisation, shared)
+    compared = significance_metrics()
+    statistics = {name: method_statistics(results, compared, weights, normalisation, shared)
                   for name, results in per_method.items()}
     pairs = list(combinations(per_method, 2))
     return {
@@ -142,7 +142,7 @@ def compare_methods(per_method: dict[str, dict[str, MetricResult]], weights: dic
                      "p_value": "(c + 1) / (n + 1), two-sided, as sacrebleu",
                      "holm": "across the pairs of the dataset, per metric and test"},
         "composite_metrics": shared,
-        "warnings": ([warning] if warning else []) + coverage_notes(statistics, SIGNIFICANCE_METRICS),
+        "warnings": ([warning] if warning else []) + coverage_notes(statistics, compared),
         "scores": {name: {m: s.score() for m, s in stats.items()} for name, stats in statistics.items()},
         "comparisons": compare_pairs(statistics, pairs, n_bootstrap=n_bootstrap, n_trials=n_trials, seed=seed,
                                      alpha=alpha),

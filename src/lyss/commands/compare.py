@@ -23,10 +23,10 @@ from lyss.commands.score import (
 )
 from lyss.composite import select_profile
 from lyss.errors import InputError
+from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
 from lyss.validation.options import positive_int
 
-DEFAULT_METRICS = "chrf_plus_plus,bleu,exact_match_rate,composite"
 JSON_KEYS = ("system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value", "p_holm")
 
 
@@ -38,8 +38,9 @@ def register(subparsers) -> None:
     add_common_arguments(parser)
     parser.add_argument("--hypotheses", "-i", type=Path, nargs="+", required=True,
                         help="system outputs, one segment per line; the first is the baseline")
-    parser.add_argument("--metrics", "-m", default=DEFAULT_METRICS,
-                        help=f"comma-separated metric ids, 'composite' included (default {DEFAULT_METRICS})")
+    default_metrics = ",".join(significance_metrics())  # the metrics the pipeline's significance step compares
+    parser.add_argument("--metrics", "-m", default=default_metrics,
+                        help=f"comma-separated metric ids, 'composite' included (default {default_metrics})")
     parser.add_argument("--test", choices=("bs", "ar"), default="bs",
                         help="paired bootstrap (bs, default) or approximate randomization (ar)")
     parser.add_argument("--n", type=positive_int,
