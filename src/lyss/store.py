@@ -3,14 +3,16 @@ is configured (`database.url` in params.yaml, or `LYSS_DATABASE_URL`, which wins
 
 Both hold the same table, `run_cards`: the full card (jsonb in PostgreSQL, JSON text in SQLite) plus the
 §9.1 columns copied out of it for sorting and filtering, with the §9.1 indexes. The schema is created and
-migrated by the numbered migrations in `lyss.migrations`.
+migrated by the numbered migrations in `lyss.migrations`, then given a column for any registered metric that
+declares one the table lacks (`Store.add_metric_columns`).
 
 Versions. A row is one version of the run of a method on a dataset, keyed by the card's fingerprint:
 pushing the same fingerprint again updates that row in place (the same card twice leaves one row); a new
 fingerprint for the same dataset × method adds version n + 1 and keeps the older rows. The version pushed
 last is the current one (`is_current`), which is what the leaderboard shows.
 
-Every statement takes its values as parameters; identifiers come only from the fixed lists below. A DSN's
+Every statement takes its values as parameters; identifiers come only from the fixed list below and the metric
+classes' declared `db_column` (checked to be plain identifiers). A DSN's
 password never reaches a message: `mask_url` is used wherever a DSN is shown, and driver errors are
 scrubbed of it.
 """
@@ -31,6 +33,7 @@ import numpy as np
 
 from lyss.errors import InputError
 from lyss.io import read_json
+from lyss.metrics import db_columns
 from lyss.migrations import Migration, all_migrations
 from lyss.runcard import validate_run_card
 
@@ -39,15 +42,12 @@ ENV_VAR = "LYSS_DATABASE_URL"
 MIGRATIONS_TABLE = "lyss_schema_migrations"
 MASK = "***"
 
-# Spec §9.1: column ← card field (a path of keys), in the spec's order.
-CARD_COLUMNS: list[tuple[str, tuple[str, ...]]] = [
+# Spec §9.1 columns that are not metrics: column ← card field (a path of keys). The metric columns come
+# from the registry (lyss.metrics.db_columns: each metric class declares its `db_column`) and sit after the
+# first two, as in the spec.
+FIELD_COLUMNS: list[tuple[str, tuple[str, ...]]] = [
     ("composite_score", ("scores", "composite")),
     ("quality_tier", ("scores", "quality_tier")),
-    ("chrf_plus_plus", ("scores", "chrf_plus_plus")),
-    ("exact_match_rate", ("scores", "exact_match_rate")),
-    ("fst_acceptance_rate", ("scores", "fst_acceptance_rate")),
-    ("corpus_bleu", ("scores", "bleu")),
-    ("comet_score", ("scores", "comet_score")),
     ("total_cost_usd", ("totals", "total_cost_usd")),
     ("cost_per_entry_usd", ("totals", "cost_per_entry_usd")),
     ("cost_per_source_char", ("totals", "cost_per_source_char")),
@@ -57,20 +57,32 @@ CARD_COLUMNS: list[tuple[str, tuple[str, ...]]] = [
     ("dataset_id", ("dataset", "id")),
     ("language_pair", ("dataset", "language_pair")),
     ("fingerprint_hash", ("fingerprint", "hash")),
-    ("equivalent_match_rate", ("scores", "equivalent_match_rate")),
-    ("semantic_score", ("scores", "semantic_score")),
-    ("ter", ("scores", "ter")),
-    ("length_ratio", ("scores", "length_ratio")),
-    ("code_switching_rate", ("scores", "code_switching_rate")),
-    ("hallucination_rate", ("scores", "hallucination_rate")),
-    ("terminology_adherence", ("scores", "terminology_adherence")),
     ("tokens_per_second", ("scores", "tokens_per_second")),
     ("entries_per_minute", ("scores", "entries_per_minute")),
     ("elapsed_seconds", ("elapsed_seconds",)),
 ]
-COLUMN_NAMES = [name for name, _ in CARD_COLUMNS]
 TEXT_COLUMNS = {"quality_tier", "model_slug", "condition", "dataset_id", "language_pair", "fingerprint_hash"}
-REAL_COLUMNS = [name for name in COLUMN_NAMES if name not in TEXT_COLUMNS]
+IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def card_columns() -> list[tuple[str, tuple[str, ...]]]:
+    """Every column copied out of a card: column ← card field."""
+    metrics = [(column, ("scores", metric)) for column, metric in db_columns()]
+    return [*FIELD_COLUMNS[:2], *metrics, *FIELD_COLUMNS[2:]]
+
+
+def column_names() -> list[str]:
+    return [name for name, _ in card_columns()]
+
+
+def real_columns() -> list[str]:
+    return [name for name in column_names() if name not in TEXT_COLUMNS]
+
+
+def query_columns() -> list[str]:
+    return ["dataset_id", "method_name", "version", "is_current", "pushed_at",
+            *[c for c in column_names() if c != "dataset_id"]]
+
 
 # `lyss db query --sort`: key → (column, direction). Cheaper and faster rank first; nulls always last.
 SORTS = {
@@ -78,8 +90,6 @@ SORTS = {
     "cost_per_entry_usd": ("cost_per_entry_usd", "ASC"),
     "avg_latency_seconds": ("avg_latency_seconds", "ASC"),
 }
-QUERY_COLUMNS = ["dataset_id", "method_name", "version", "is_current", "pushed_at", *[
-    c for c in COLUMN_NAMES if c != "dataset_id"]]
 
 
 class StoreError(RuntimeError):
@@ -175,7 +185,7 @@ def _field(card: dict, path: tuple[str, ...]):
 
 def card_row(card: dict) -> dict:
     """The §9.1 columns of a card (plus `method_name`), as stored."""
-    row = {name: _field(card, path) for name, path in CARD_COLUMNS}
+    row = {name: _field(card, path) for name, path in card_columns()}
     row["method_name"] = card["method"]["name"]
     return row
 
@@ -340,7 +350,26 @@ class Store:
                 self._execute(f"INSERT INTO {MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)",
                               [migration.version, migration.name, _now().isoformat()])
             applied.append(migration.version)
+        self.add_metric_columns()
         return applied
+
+    def _table_columns(self) -> set[str]:
+        if self.dialect == "postgresql":
+            rows = self._execute("SELECT column_name FROM information_schema.columns "
+                                 "WHERE table_name = 'run_cards' AND table_schema = current_schema()").fetchall()
+            return {r[0] for r in rows}
+        return {r[1] for r in self._execute("PRAGMA table_info(run_cards)").fetchall()}
+
+    def add_metric_columns(self) -> list[str]:
+        """After the numbered migrations (frozen snapshots): a `real` column for each registered metric that
+        declares a `db_column` the table lacks, so a new metric needs no migration of its own."""
+        missing = [c for c, _ in db_columns() if c not in self._table_columns()]
+        for column in missing:
+            if not IDENTIFIER.match(column):
+                raise StoreError(f"metric column {column!r} is not a plain lower-case SQL identifier")
+            with self._transaction():
+                self._execute(f"ALTER TABLE run_cards ADD COLUMN {column} real")
+        return missing
 
     # -- writing ---------------------------------------------------------------------------------------
     def push(self, card: dict, source="<card>") -> PushResult:
@@ -371,8 +400,9 @@ class Store:
             self._execute("UPDATE run_cards SET is_current = ? "
                           "WHERE dataset_id = ? AND method_name = ? AND fingerprint_hash <> ? AND is_current = ?",
                           [self._bool(False), dataset, method, fingerprint, self._bool(True)])
-            names = ["method_name", "version", "is_current", "created_at", "pushed_at", *COLUMN_NAMES, "run_card"]
-            values = [method, version, self._bool(True), stamp, stamp, *(row[c] for c in COLUMN_NAMES), document]
+            columns = column_names()
+            names = ["method_name", "version", "is_current", "created_at", "pushed_at", *columns, "run_card"]
+            values = [method, version, self._bool(True), stamp, stamp, *(row[c] for c in columns), document]
             keep = {"dataset_id", "method_name", "fingerprint_hash", "version", "created_at"}
             updates = ", ".join(f"{n} = excluded.{n}" for n in names if n not in keep)
             self._execute(
@@ -388,7 +418,7 @@ class Store:
     # -- reading ---------------------------------------------------------------------------------------
     def query(self, dataset: str | None = None, sort: str = "composite", history: bool = False,
               method: str | None = None) -> list[dict]:
-        """Rows as dicts (QUERY_COLUMNS + `run_card`) per dataset: the current version of each method ordered
+        """Rows as dicts (query_columns() + `run_card`) per dataset: the current version of each method ordered
         by `sort` (nulls last, then by name); with `history`, every version, by method and newest first."""
         if sort not in SORTS:
             raise StoreError(f"unknown sort {sort!r}; choose from {', '.join(SORTS)}")
@@ -405,16 +435,17 @@ class Store:
             params.append(method)
         clause = f"WHERE {' AND '.join(where)} " if where else ""
         order = ("method_name, version DESC" if history else f"{column} {direction} NULLS LAST, method_name")
-        statement = (f"SELECT {', '.join(QUERY_COLUMNS)}, run_card FROM run_cards {clause}"
+        selected = query_columns()
+        statement = (f"SELECT {', '.join(selected)}, run_card FROM run_cards {clause}"
                      f"ORDER BY dataset_id, {order}")
         rows = self._execute(statement, params).fetchall()
         out = []
         for values in rows:
-            record = dict(zip([*QUERY_COLUMNS, "run_card"], values, strict=True))
+            record = dict(zip([*selected, "run_card"], values, strict=True))
             record["is_current"] = bool(record["is_current"])
             record["run_card"] = self._load_card(record["run_card"])
             if self.dialect == "postgresql":  # `real` is float4 there: give its shortest decimal form
-                for name in REAL_COLUMNS:
+                for name in real_columns():
                     if record[name] is not None:
                         record[name] = float(str(np.float32(record[name])))
             if isinstance(record["pushed_at"], datetime):
