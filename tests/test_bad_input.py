@@ -130,7 +130,7 @@ PARAMS = [
          "composite.profiles.A.chrf_plus_plus", "must be ≥ 0, got -1"),
     Case("weight for an unknown metric", _set("composite.profiles.B.chrf", 0.2), None, "composite.profiles.B.chrf",
          "unknown metric 'chrf'"),
-    Case("unknown normalisation", _set("composite.normalisation.chrf_plus_plus", "log"), None,
+    Case("unknown normalisation", _set("composite.normalisation", {"chrf_plus_plus": "log"}), None,
          "composite.normalisation.chrf_plus_plus", "unknown normalisation"),
     Case("tiers out of order", _set("tiers", [{"name": "low", "min": 0.0}, {"name": "high", "min": 0.9}]), None,
          "tiers", "highest to lowest"),

@@ -10,7 +10,8 @@ import yaml
 from lyss.composite import applied_weights, composite, cost_adjusted, quality_tier, select_profile
 
 PARAMS = yaml.safe_load(open("params.yaml"))
-NORM = PARAMS["composite"]["normalisation"]
+# No params.yaml override: each metric's declared §4.2 normalisation applies (chrF++ ÷ 100, behavioural rates inverted).
+NORM = PARAMS["composite"].get("normalisation", {})
 TIERS = PARAMS["tiers"]
 # §4.3, typed in from the spec independently of params.yaml.
 SPEC_A = {"fst_acceptance_rate": .25, "morphological_accuracy": .15, "chrf_plus_plus": .15, "semantic_score": .15,
@@ -25,6 +26,20 @@ def test_params_hold_the_spec_weight_tables():
     assert PARAMS["composite"]["profiles"]["A"] == SPEC_A
     assert PARAMS["composite"]["profiles"]["B"] == SPEC_B
     assert sum(SPEC_A.values()) == pytest.approx(1.0) and sum(SPEC_B.values()) == pytest.approx(1.0)
+
+
+def test_metrics_declare_the_spec_normalisation():
+    from lyss.metrics import REGISTRY, default_normalisation
+    # §4.2, typed in from the spec: every other metric is already on 0–1 with 1 = perfect (TER and
+    # length_ratio carry no weight in the spec's tables, so they are never normalised).
+    spec = {"chrf_plus_plus": "divide_by_100", "code_switching_rate": "invert", "hallucination_rate": "invert"}
+    assert {m: default_normalisation(m) for m in REGISTRY if default_normalisation(m) != "identity"} == spec
+
+
+def test_params_normalisation_overrides_the_declared_one():
+    scores = {"chrf_plus_plus": 60.0}
+    assert composite(scores, {"chrf_plus_plus": 1.0}, {}) == pytest.approx(0.6)
+    assert composite({"chrf_plus_plus": 0.6}, {"chrf_plus_plus": 1.0}, {"chrf_plus_plus": "identity"}) == 0.6
 
 
 def test_spec_example_profile_a_without_morphology():

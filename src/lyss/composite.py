@@ -1,7 +1,8 @@
 """Spec §4–§6: normalisation, the renormalised weighted composite, quality tiers, cost-adjusted score.
 
-Weights, normalisation and tier thresholds come from params.yaml (the spec's tables, copied there
-once); this module only applies them. Everything works on floats and on numpy arrays alike, so the
+Weights and tier thresholds come from params.yaml (the spec's tables, copied there once); each metric's
+normalisation is declared by its class (lyss.metrics), and params.yaml `composite.normalisation` may override
+it. This module only applies them. Everything works on floats and on numpy arrays alike, so the
 bootstrap can recompute the composite for all resamples at once.
 """
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from lyss.errors import InputError
+from lyss.metrics import default_normalisation
 
 # Contract defaults for the params.yaml keys (docs/oracle.md).
 DEFAULT_MIN_ENTRIES = 30
@@ -26,8 +28,9 @@ NORMALISERS = {
 
 
 def normalise(metric_id: str, value, normalisation: dict):
-    """Map a metric onto 0–1 with 1 = perfect (§4.2); metrics not listed are already on that scale."""
-    return NORMALISERS[normalisation.get(metric_id, "identity")](value)
+    """Map a metric onto 0–1 with 1 = perfect (§4.2): by `normalisation` (params.yaml) when it names the
+    metric, else by the normalisation the metric's class declares ("identity" when it declares none)."""
+    return NORMALISERS[normalisation.get(metric_id) or default_normalisation(metric_id)](value)
 
 
 def select_profile(target_card: dict | None, composite_settings: dict | None = None) -> str:
