@@ -34,7 +34,7 @@ def params_schema() -> dict:
     accepted without editing the schema file."""
     from sacrebleu.metrics.bleu import _TOKENIZERS
 
-    from lyss.metrics import REGISTRY
+    from lyss.metrics import REGISTRY, declaration
     from lyss.translate import METHOD_KINDS
     from lyss.translate.hooks import HOOKS
 
@@ -43,6 +43,9 @@ def params_schema() -> dict:
     for name, values in (("metric_id", REGISTRY), ("hook", HOOKS), ("method_kind", METHOD_KINDS),
                          ("bleu_tokenizer", _TOKENIZERS)):
         defs[name]["enum"] = sorted(values)
+    schema["properties"]["metric_options"]["properties"] = {
+        m: {"type": "object", "additionalProperties": False, "properties": declaration(m, "options_schema")}
+        for m in REGISTRY if declaration(m, "options_schema")}
     return schema
 
 

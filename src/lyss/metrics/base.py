@@ -121,6 +121,9 @@ DECLARATION_DEFAULTS = {
     "leaderboard_position": None,
     # Copied into results/metrics.json (`dvc metrics diff`).
     "in_summary": True,
+    # params.yaml `metric_options.<id>`: option → JSON Schema (refs into params.schema.json's $defs); exactly
+    # the options the module reads from ScoringInput.options.
+    "options_schema": {},
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,
 }

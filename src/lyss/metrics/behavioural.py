@@ -135,6 +135,8 @@ class CodeSwitchingRate:
     """
 
     id = "code_switching_rate"
+    options_schema = {"min_source_zipf": {"$ref": "#/$defs/non_negative"},
+                      "min_zipf_margin": {"$ref": "#/$defs/non_negative"}}
     card_position = 12
     normalisation = "invert"
     corpus_rows = "stats"
@@ -260,6 +262,8 @@ class HallucinationRate:
     """
 
     id = "hallucination_rate"
+    options_schema = {"embedder": {"$ref": "#/$defs/embedder"},
+                      "min_alignment_cosine": {"type": "number", "minimum": -1, "maximum": 1}}
     card_position = 13
     normalisation = "invert"
     corpus_rows = "stats"

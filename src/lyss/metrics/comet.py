@@ -83,6 +83,10 @@ def low_resource_warning(model: str, data: ScoringInput) -> bool:
 
 class CometScore:
     id = "comet_score"
+    options_schema = {"model": {"type": "string", "minLength": 1},
+                      "batch_size": {"type": "integer", "minimum": 1},
+                      "validated_pairs": {"type": "array",
+                                          "items": {"type": "string", "pattern": "^[a-z]{3}-[a-z]{3}(?![\\s\\S])"}}}
     card_position = 11
     maximum = None
     companions = {"comet_model": ("", {"type": "string"})}

@@ -55,6 +55,9 @@ def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
 
 class SemanticScore:
     id = "semantic_score"
+    options_schema = {"embedder": {"$ref": "#/$defs/embedder"},
+                      "against": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                  "items": {"enum": ["source", "reference"]}}}
     card_position = 10
     maximum = None
     db_column = "semantic_score"

@@ -87,6 +87,7 @@ class Bleu:
     """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
 
     id = "bleu"
+    options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}}
     card_position = 4
     maximum = 100
     corpus_rows = "stats"
