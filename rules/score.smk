@@ -1,7 +1,9 @@
 def metric_gpus(wildcards):
-    """COMET (a neural model) asks the cluster for one GPU; every other metric is CPU-only. On a cluster
-    without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml)."""
-    return 1 if wildcards.metric == "comet_score" else 0
+    """The GPUs the metric's class declares (`gpus`: COMET, a neural model, asks for one; every other metric
+    is CPU-only). On a cluster without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml)."""
+    from lyss.metrics import declaration
+
+    return declaration(wildcards.metric, "gpus")
 
 
 rule score:

@@ -100,8 +100,8 @@ def sbatch_refusal(partition: str | None, account: str | None, resources: dict[s
 
 
 def declared_resources(project: Path) -> dict[str, int]:
-    """The largest mem_mb and runtime any rule under rules/ declares, and whether a job asks for a GPU (COMET
-    scoring does, rules/score.smk `metric_gpus`, when params.yaml scores comet_score)."""
+    """The largest mem_mb and runtime any rule under rules/ declares, and whether a job asks for a GPU (scoring
+    does, rules/score.smk `metric_gpus`, when params.yaml scores a metric that declares `gpus`, e.g. COMET)."""
     largest = {"mem_mb": 0, "runtime": 0, "gpu": 0}
     for path in sorted((project / "rules").glob("*.smk")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -109,9 +109,11 @@ def declared_resources(project: Path) -> dict[str, int]:
             if match:
                 largest[match.group(1)] = max(largest[match.group(1)], int(match.group(2)))
     params = project / "params.yaml"
-    if params.exists() and "comet_score" in ((yaml.safe_load(params.read_text(encoding="utf-8")) or {})
-                                             .get("metrics") or []):
-        largest["gpu"] = 1
+    if params.exists():
+        from lyss.metrics import declaration  # the registry is heavy; only this check needs it
+
+        scored = (yaml.safe_load(params.read_text(encoding="utf-8")) or {}).get("metrics") or []
+        largest["gpu"] = max([largest["gpu"], *(declaration(m, "gpus") for m in scored)])
     return largest
 
 
