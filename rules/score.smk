@@ -1,6 +1,7 @@
 def metric_gpus(wildcards):
     """The GPUs the metric's class declares (`gpus`: COMET, a neural model, asks for one; every other metric
-    is CPU-only). On a cluster without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml)."""
+    is CPU-only). On a cluster without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml).
+    """
     from lyss.metrics import declaration
 
     return declaration(wildcards.metric, "gpus")
