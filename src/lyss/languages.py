@@ -227,7 +227,7 @@ DEFAULT_COMET_MODEL = "Unbabel/wmt22-comet-da"
 
 def resolve_comet_model(card: dict | None, override: str | None = None) -> str:
     """The COMET model for a target language (spec §2.3): an explicit override (params.yaml
-    `metric_options.comet_score.model` or `--comet-model`) wins, then the card's
+    the COMET metric's `model` option or `--comet-model`) wins, then the card's
     `metricModelSupport.comet` (e.g. AfriCOMET for the African languages), then the default."""
     if override:
         return override

@@ -2,7 +2,7 @@
 
 Data (small CSV files, declared under `plots:` in dvc.yaml with the templates in .dvc/plots/):
   results/plots/composite/<dataset>.csv   method, composite, ci_lower, ci_upper, quality_tier
-  results/plots/tier_chrf/<dataset>.csv   method, difficulty_tier, n, chrf_plus_plus, ci_lower, ci_upper
+  results/plots/tier_chrf/<dataset>.csv   method, difficulty_tier, n, <chrF++ id>, ci_lower, ci_upper
   results/plots/validation/correlations.csv   (rows when the human-judgment step ran, else a header)
                                           label, level, metric, statistic, value, ci_lower, ci_upper
 Figures (PNG, matplotlib's Agg canvas, for the Snakemake report): results/plots/figures/
@@ -23,10 +23,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lyss.io import atomic_path, write_text_atomic
+from lyss.metrics import tier_metrics
 from lyss.report import ranked
 
 COMPOSITE_COLUMNS = ["method", "composite", "ci_lower", "ci_upper", "quality_tier"]
-TIER_COLUMNS = ["method", "difficulty_tier", "n", "chrf_plus_plus", "ci_lower", "ci_upper"]
+# §9 names the per-tier chrF++ interval `corpus_chrf`; the metric behind it is the one that declares that key.
+TIER_CI_KEY = "corpus_chrf"
+TIER_METRIC = tier_metrics()[TIER_CI_KEY]
+TIER_COLUMNS = ["method", "difficulty_tier", "n", TIER_METRIC, "ci_lower", "ci_upper"]
 CORRELATION_COLUMNS = ["label", "level", "metric", "statistic", "value", "ci_lower", "ci_upper"]
 CORRELATION_STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 JURY_FIGURES = ("jury_sizes.png", "distributions.png")
@@ -61,11 +65,11 @@ def tier_chrf_rows(cards: list[dict]) -> list[dict]:
         intervals = card["scores"].get("confidence_intervals_by_tier") or {}
         for tier in sorted(by_tier, key=_tier_key):
             block = by_tier[tier] or {}
-            if block.get("chrf_plus_plus") is None:
+            if block.get(TIER_METRIC) is None:
                 continue
-            low, high = _interval((intervals.get(tier) or {}).get("corpus_chrf"))
+            low, high = _interval((intervals.get(tier) or {}).get(TIER_CI_KEY))
             rows.append({"method": card["method"]["name"], "difficulty_tier": tier, "n": block.get("n"),
-                         "chrf_plus_plus": block["chrf_plus_plus"], "ci_lower": low, "ci_upper": high})
+                         TIER_METRIC: block[TIER_METRIC], "ci_lower": low, "ci_upper": high})
     return rows
 
 
@@ -158,7 +162,7 @@ def plot_tier_chrf(dataset: str, rows: list[dict], path) -> None:
         mine = [r for r in rows if r["method"] == method]
         shift = (k - (len(methods) - 1) / 2) * 0.06
         x = [position[r["difficulty_tier"]] + shift for r in mine]
-        values = [r["chrf_plus_plus"] for r in mine]
+        values = [r[TIER_METRIC] for r in mine]
         ax.errorbar(x, values, yerr=_errors(values, [r["ci_lower"] for r in mine], [r["ci_upper"] for r in mine]),
                     fmt="o-", capsize=3, label=method)
     ax.set_xticks(range(len(tiers)), [str(t) for t in tiers])

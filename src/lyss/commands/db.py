@@ -88,7 +88,10 @@ def _fmt(value, digits: int) -> str:
 
 def _table(rows: list[dict], history: bool) -> str:
     """Current versions ranked within each dataset; with `history`, every version and no rank."""
-    header = ["dataset", "#", "method", "composite", "tier", "chrF++", "cost/entry USD", "avg latency s",
+    from lyss.metrics import declaration, label, leaderboard_metrics
+
+    shown = [m for m in leaderboard_metrics() if declaration(m, "db_column")][:1]  # the leading metric column
+    header = ["dataset", "#", "method", "composite", "tier", *map(label, shown), "cost/entry USD", "avg latency s",
               "entries/min", "fingerprint"]
     if history:
         header[1:3] = ["method", "version", "current"]
@@ -97,7 +100,9 @@ def _table(rows: list[dict], history: bool) -> str:
         rank = rank + 1 if row["dataset_id"] == last else 1
         last = row["dataset_id"]
         line = [row["dataset_id"], str(rank), row["method_name"], _fmt(row["composite_score"], 4),
-                row["quality_tier"] or "—", _fmt(row["chrf_plus_plus"], 2), _fmt(row["cost_per_entry_usd"], 6),
+                row["quality_tier"] or "—",
+                *(_fmt(row[declaration(m, "db_column")], declaration(m, "decimals")) for m in shown),
+                _fmt(row["cost_per_entry_usd"], 6),
                 _fmt(row["avg_latency_seconds"], 4), _fmt(row["entries_per_minute"], 1),
                 row["fingerprint_hash"][:12]]
         if history:

@@ -189,8 +189,8 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: params stats)")
     parser.add_argument("--embedding-caveats", action="store_true",
                         help="check misaligned_output (needs the sentence embedder) even when no requested "
-                        "metric embeds; without it that caveat runs only alongside semantic_score or "
-                        "hallucination_rate")
+                        "metric embeds; without it that caveat runs only alongside a metric that does "
+                        "(one whose class declares needs_embeddings)")
     parser.set_defaults(func=run)
 
 

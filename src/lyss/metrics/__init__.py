@@ -20,25 +20,12 @@ from lyss.metrics.semantic import SemanticScore
 from lyss.metrics.surface import Bleu, ChrFPlusPlus, ExactMatch, LengthRatio, Ter
 from lyss.metrics.terminology import ConsistencyScore, TerminologyAdherence
 
-REGISTRY: dict[str, type] = {
-    "exact_match_rate": ExactMatch,
-    "chrf_plus_plus": ChrFPlusPlus,
-    "bleu": Bleu,
-    "ter": Ter,
-    "length_ratio": LengthRatio,
-    "equivalent_match_rate": EquivalentMatch,
-    "fst_acceptance_rate": FstAcceptance,
-    "morphological_accuracy": MorphologicalAccuracy,
-    "orthographic_accuracy": OrthographicAccuracy,
-    "terminology_adherence": TerminologyAdherence,
-    "consistency_score": ConsistencyScore,
-    "semantic_score": SemanticScore,
-    "comet_score": CometScore,
-    "code_switching_rate": CodeSwitchingRate,
-    "hallucination_rate": HallucinationRate,
-    "compliance_index": ComplianceIndex,
-    "repair_effectiveness": RepairEffectiveness,
-}
+# Keyed by each class's own `id`, so the id is written once, in its module.
+REGISTRY: dict[str, type] = {cls.id: cls for cls in (
+    ExactMatch, ChrFPlusPlus, Bleu, Ter, LengthRatio, EquivalentMatch, FstAcceptance, MorphologicalAccuracy,
+    OrthographicAccuracy, TerminologyAdherence, ConsistencyScore, SemanticScore, CometScore, CodeSwitchingRate,
+    HallucinationRate, ComplianceIndex, RepairEffectiveness,
+)}
 
 
 def declaration(metric_id: str, name: str):

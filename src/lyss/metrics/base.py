@@ -68,7 +68,7 @@ class MetricPlugin(Protocol):
     (it returns `MetricResult.unavailable` with the reason instead)."""
 
     id: str
-    # "higher" or "lower" is better, or "target": best at `ideal` (length_ratio); agreement statistics and
+    # "higher" or "lower" is better, or "target": best at `ideal` (the length ratio); agreement statistics and
     # the reference check read it from here.
     direction: str
     # The value a perfect output (the reference itself) gets; None where no fixed value exists (COMET).
@@ -124,6 +124,8 @@ DECLARATION_DEFAULTS = {
     # params.yaml `metric_options.<id>`: option → JSON Schema (refs into params.schema.json's $defs); exactly
     # the options the module reads from ScoringInput.options.
     "options_schema": {},
+    # Reads sentence vectors (lyss.embedders), which the pipeline computes once per dataset (rule `embed`).
+    "needs_embeddings": False,
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,
 }

@@ -2,7 +2,7 @@
 
 A hook takes the entry, the current prediction and the target language card and returns the repaired
 prediction. The raw output is kept beside it (`raw_prediction`) so compliance can be measured on both
-(spec §2.5, `compliance_index` and `repair_effectiveness`). The typographic definitions here (what a
+(spec §2.5, the compliance index and repair effectiveness). The typographic definitions here (what a
 placeholder and a quotation mark are) are the ones compliance measures, so a hook fixes exactly what the
 metric counts.
 """

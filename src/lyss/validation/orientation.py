@@ -1,7 +1,7 @@
 """Which way a metric agrees with people, read from the metric's own `direction` declaration.
 
-Human scores are "higher is better". A lower-is-better metric (TER, code_switching_rate) agrees with
-people when it correlates negatively; a "target" metric (length_ratio, best at its `ideal`) is judged by
+Human scores are "higher is better". A lower-is-better metric (TER, the code-switching rate) agrees with
+people when it correlates negatively; a "target" metric (the length ratio, best at its `ideal`) is judged by
 its distance to the ideal, which is lower-is-better. Agreement statistics keep each metric's own sign
 (so TER's τ is negative when it agrees) and say which sign counts; tests that compare metrics with each
 other use the oriented values (sign flipped for lower-is-better) so that "better" means the same thing
