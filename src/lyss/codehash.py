@@ -133,18 +133,30 @@ def _with_parents(name: str) -> list[str]:
 
 @functools.cache
 def metric_modules() -> dict[str, str]:
-    """metric id → the module defining its plugin, from the registry's own source (its imports and the
-    REGISTRY dict), so that this module never imports the metrics."""
+    """metric id → the module defining its plugin, from the registry's own source (its imports and the classes
+    REGISTRY is built from) and each class's `id = "..."` in its module, so that this module never imports
+    the metrics."""
     tree = ast.parse(module_file(REGISTRY_MODULE).read_text(encoding="utf-8"))
     class_module = {alias.asname or alias.name: node.module for node in tree.body
                     if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
     for node in tree.body:
         target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign)
                                                                         else None)
-        if isinstance(target, ast.Name) and target.id == "REGISTRY" and isinstance(node.value, ast.Dict):
-            return {key.value: class_module[value.id] for key, value in zip(node.value.keys, node.value.values,
-                                                                            strict=True)}
-    raise LookupError(f"no REGISTRY dict in {module_file(REGISTRY_MODULE)}")
+        if isinstance(target, ast.Name) and target.id == "REGISTRY" and isinstance(node.value, ast.DictComp):
+            classes = [n.id for n in node.value.generators[0].iter.elts]
+            return {_class_id(class_module[name], name): class_module[name] for name in classes}
+    raise LookupError(f"no REGISTRY built from a tuple of classes in {module_file(REGISTRY_MODULE)}")
+
+
+def _class_id(module: str, class_name: str) -> str:
+    """The `id = "..."` a metric class declares in its module's source."""
+    for node in ast.parse(module_file(module).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for statement in node.body:
+                if (isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name)
+                        and statement.targets[0].id == "id" and isinstance(statement.value, ast.Constant)):
+                    return statement.value.value
+    raise LookupError(f"{module}.{class_name} declares no `id = \"...\"`")
 
 
 def closure(script, metrics="all", extra_modules=()) -> list[Path]:
