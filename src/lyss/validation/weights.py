@@ -103,11 +103,13 @@ def cross_validate(rows: RatedRows, spec_weights: dict, by: str, n_folds: int, s
     """Held-out agreement of the spec composite, the fitted composite and chrF++ alone."""
     contenders = {"spec_composite": [], "fitted_composite": [], BASELINE_METRIC: []}
     held_out = {name: np.full(len(rows.human), np.nan) for name in contenders}
-    spec = entry_composite(rows.features, spec_weights, {})
+    # rows.features are already on the normalised 0–1 scale (rated_rows): no metric is normalised again.
+    as_is = dict.fromkeys(rows.features, "identity")
+    spec = entry_composite(rows.features, spec_weights, as_is)
     fold_rows = []
     for k, test in enumerate(folds_of(rows, by, n_folds, seed)):
         fitted = fit_weights(rows, ~test)
-        scores = {"spec_composite": spec, "fitted_composite": entry_composite(rows.features, fitted, {}),
+        scores = {"spec_composite": spec, "fitted_composite": entry_composite(rows.features, fitted, as_is),
                   BASELINE_METRIC: rows.features[BASELINE_METRIC]}
         row = {"fold": k, "rows": int(test.sum()), "systems": len(set(rows.systems[test])),
                "items": len(set(rows.items[test])), "weights": fitted}
