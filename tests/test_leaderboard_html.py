@@ -214,3 +214,9 @@ def test_markdown_shows_the_oracle_unranked_and_provisional_tiers():
     assert lines[4].startswith("| 4 | other ≈ |")
     assert lines[5].startswith("| — | reference (oracle) | 0.9800")
     assert "| part | 0.8000 [0.4500, 0.5500] | partial |" in lines[2]
+
+
+def test_figures_are_linked_as_local_files():
+    page = leaderboard_html(demo_cards(), SIGNIFICANCE, figures=["plots/figures/composite_demo.png"])
+    assert '<a href="plots/figures/composite_demo.png">composite_demo</a>' in page
+    assert not re.search(r"https?:", page)  # the plots open offline

@@ -12,6 +12,7 @@ significance file's own warnings.
 
 import html
 import json
+from pathlib import Path
 
 from lyss.report import best_marks, dataset_notes, is_oracle, ranked
 
@@ -287,8 +288,9 @@ def _section(dataset: str, group: list[dict], sig: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def leaderboard_html(cards: list[dict], significance: dict[str, dict]) -> str:
-    """The page for `cards` (any number of datasets); `significance` maps dataset id → its significance file."""
+def leaderboard_html(cards: list[dict], significance: dict[str, dict], figures=()) -> str:
+    """The page for `cards` (any number of datasets); `significance` maps dataset id → its significance file;
+    `figures`: relative paths of PNG figures to link (local files, so the plots open offline)."""
     by_dataset: dict[str, list[dict]] = {}
     for card in cards:
         by_dataset.setdefault(card["dataset"]["id"], []).append(card)
@@ -298,6 +300,9 @@ def leaderboard_html(cards: list[dict], significance: dict[str, dict]) -> str:
         nav = "<nav><p>Datasets: " + ", ".join(
             f"<a href=\"#dataset-{_esc(d)}\">{_esc(d)}</a>" for d in sorted(by_dataset)) + "</p></nav>"
     body = "\n".join(sections) if sections else "<p>No run cards yet.</p>"
+    if figures:
+        body += ("\n<section><h2>Figures</h2><ul>" + "".join(
+            f"<li><a href=\"{_esc(f)}\">{_esc(Path(f).stem)}</a></li>" for f in figures) + "</ul></section>")
     footer = (
         "<footer><p><strong>Reading the table.</strong> Composite: the spec §4 weighted mean of the available "
         "metrics, renormalised. Tier: the spec §5 heuristic label of the composite; it is provisional unless the "
