@@ -44,7 +44,8 @@ def timed(argv: list[str], stdin=None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tsv", type=Path, default=Path(__file__).parents[1] / "data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv")
+    shipped = Path(__file__).parents[1] / "data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv"
+    parser.add_argument("--tsv", type=Path, default=shipped)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     src, ref, hyp = segments(args.tsv)
