@@ -1,11 +1,10 @@
 """`lyss score -m chrf_plus_plus,bleu,ter` against the sacrebleu CLI computing the same
 (`sacrebleu -m chrf bleu ter --chrf-word-order 2`) on 1,002 real segments, side by side, best of three.
 
-The segments: the WMT21 TED English→German MQM data (tests/data is too small; the raw data is
-data the project ships under data/ once helper "mqm" brings it in, else ../shared/data/mqm-ted-ende given
-with --tsv): human reference `ref` and the outputs of two systems, 1,002 segments in all.
+The segments: the WMT21 TED English→German MQM data the project ships (data/corpora/mqm_ted_ende/raw/):
+human reference `ref` and the outputs of two systems, 1,002 segments in all.
 
-    .venv/bin/python bench/bench_score_sacrebleu.py --tsv PATH/mqm_ted_ende.tsv [--repeats 3]
+    .venv/bin/python bench/bench_score_sacrebleu.py [--tsv data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv] [--repeats 3]
 """
 
 import argparse
@@ -45,7 +44,8 @@ def timed(argv: list[str], stdin=None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tsv", type=Path, required=True)
+    shipped = Path(__file__).parents[1] / "data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv"
+    parser.add_argument("--tsv", type=Path, default=shipped)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     src, ref, hyp = segments(args.tsv)

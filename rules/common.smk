@@ -8,12 +8,10 @@ from lyss.config import check_params
 from lyss.errors import InputError
 from lyss.pipeline import dataset_language_pair
 from lyss.translate.eligibility import select_methods
-from lyss.translate.hooks import check_method_hooks
 
 for warning in check_params(config):
     print(f"lyss: warning: {warning}", file=sys.stderr)
-# Hooks are checked here, before any job: a misspelt hook must not delete a translation first.
-check_method_hooks(config["methods"])
+# check_params covers post-processing hooks too, before any job: a misspelt hook deletes nothing.
 
 DATASETS = list(config["datasets"])
 # The reference oracle (docs/oracle.md): every dataset gets a method that outputs its references, scored

@@ -66,6 +66,7 @@ rule postprocess:
         hooks=lambda wc: config["methods"][wc.method].get("postprocess", []),
         price=method_prices,
         languages_dir=LANGUAGES_DIR,
+        code=code("postprocess.py"),
     script:
         "../scripts/postprocess.py"
 
@@ -82,6 +83,7 @@ rule skipped:
         runtime=5,
     params:
         reasons=lambda wc: skipped_methods(wc.dataset),
+        code=code("skipped.py"),
     script:
         "../scripts/skipped.py"
 

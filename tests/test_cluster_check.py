@@ -1,5 +1,5 @@
 """`lyss cluster check` against stand-ins for `sinfo`, `sacctmgr` and `sbatch` on PATH (the real cluster
-case is tests/cluster/test_cluster_check.py): every way a profile can be refused is one line naming the
+case is tests/cluster/test_slurm_profile_check.py): every way a profile can be refused is one line naming the
 profile key, with sbatch's own message where sbatch would refuse the job; a SLURM command that never
 answers is reported, not waited for."""
 

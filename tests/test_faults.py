@@ -285,11 +285,12 @@ if _fault:
     import time
     import pyarrow.parquet as _pq
     _metric = os.environ["LYSS_FAULT_METRIC"]
+    _method = os.environ.get("LYSS_FAULT_METHOD")  # optional: only this method's file
     _write = _pq.write_table
 
     def write_table(table, where, *args, **kwargs):
         _write(table, where, *args, **kwargs)
-        if f".{_metric}.parquet." not in str(where):
+        if f".{_metric}.parquet." not in str(where) or (_method and f"/{_method}/" not in str(where)):
             return
         if _fault == "kill_mid_write":  # half the bytes on disk, then the job dies
             data = open(where, "rb").read()
@@ -327,7 +328,8 @@ def scoring_project(tmp_path_factory):
 
 def test_scoring_job_killed_mid_write_leaves_no_output_to_read(scoring_project):
     work, hooks = scoring_project
-    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu"}
+    fault = {"PYTHONPATH": with_hooks(hooks), "LYSS_FAULT": "kill_mid_write", "LYSS_FAULT_METRIC": "bleu",
+             "LYSS_FAULT_METHOD": "copy_source"}  # not the oracle's bleu, which the card also reads
     failed = sh(work, "snakemake", "--cores", "1", COPY_CARD, check=False, env_extra=fault)
     assert failed.returncode != 0
     assert "Error in rule score" in failed.stdout + failed.stderr

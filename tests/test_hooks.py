@@ -7,7 +7,6 @@ import pytest
 
 from lyss.errors import InputError
 from lyss.translate.hooks import (
-    check_method_hooks,
     fix_quotes,
     quote_positions,
     remove_latin_leakage,
@@ -107,11 +106,3 @@ def test_postprocess_prices_token_counts(tmp_path):
     assert json.loads((tmp_path / "o.jsonl").read_text())["cost_usd"] == pytest.approx(0.0022)
 
 
-def test_every_methods_hooks_are_checked_before_any_job():
-    methods = {"good": {"kind": "copy_source", "postprocess": ["fix_quotes"]},
-               "typo": {"kind": "copy_source", "postprocess": ["fix_quote"]}}
-    with pytest.raises(InputError) as caught:
-        check_method_hooks(methods)
-    assert caught.value.field == "methods.typo.postprocess" and "fix_quote" in str(caught.value)
-    with pytest.raises(InputError, match="expected a list"):
-        check_method_hooks({"m": {"kind": "copy_source", "postprocess": "fix_quotes"}})

@@ -53,10 +53,23 @@ def test_cells_show_cis_tiers_marks_and_caveats():
     assert "≈" in alpha_row and "p = 0.21" in alpha_row
     assert "★" in re.search(r'<tr data-method="bravo">.*?</tr>', page).group(0)
     assert "≈" not in re.search(r'<tr data-method="charlie">.*?</tr>', page).group(0)
-    assert "source_copy: 90% of outputs are (near) copies" in page
+    # a caveat is a compact badge; its sentence is on hover (title) and for screen readers (aria-label)
+    badge = re.search(r'<span class="caveat"[^>]*>source_copy</span>', page).group(0)
+    assert 'title="source_copy: 90% of outputs are (near) copies' in badge and "aria-label=" in badge
     assert "delta&lt;script&gt;" in page and "<tr data-method=\"delta<script>\"" not in page
     assert page.index('data-method="bravo"') < page.index('data-method="alpha"') < page.index(
         'data-method="delta&lt;script&gt;"') < page.index('data-method="charlie"')
+
+
+def test_tokens_column_shows_what_an_llm_used_and_a_dash_for_methods_that_use_none():
+    cards = demo_cards()
+    cards[0]["totals"]["total_tokens"] = 12345
+    page = leaderboard_html(cards, SIGNIFICANCE)
+    alpha_row = re.search(r'<tr data-method="alpha">.*?</tr>', page).group(0)
+    assert '<td data-value="12345.0">12,345</td>' in alpha_row
+    bravo_row = re.search(r'<tr data-method="bravo">.*?</tr>', page).group(0)
+    assert '<td data-value="">—</td>' in bravo_row  # no tokens used: not sorted as if it were 0
+    assert '<th scope="col" data-sort="tokens"' in page
 
 
 def test_page_is_self_contained():
@@ -98,7 +111,7 @@ def browser():
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
-                "--window-size=1400,900"):
+                "--window-size=1280,900"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     yield driver
@@ -127,7 +140,10 @@ def test_table_renders_and_sorts_in_chromium(browser, tmp_path):
     assert composite.get_attribute("aria-sort") == "descending"
     first_cells = [c.text for c in browser.find_elements("css selector", "tbody tr:first-child td")]
     # no evidence that the composite agrees with people on eng-spa: the tier is provisional (§1.6)
-    assert first_cells[:4] == ["1", "bravo★\ncopy_source", "Deployable\nprovisional", "0.712 [0.690, 0.730]"]
+    assert first_cells[:4] == ["1", "bravo★\ncopy_source", "Deployable\nprovisional", "0.712\n[0.690, 0.730]"]
+    # the page fits a 1280 px window: no table scrolls sideways
+    assert browser.execute_script(
+        "return Array.from(document.querySelectorAll('.table-wrap')).every(w => w.scrollWidth <= w.clientWidth)")
 
     # cost: cheapest first, the run without a cost last; a second click reverses, unknown still last
     assert _click(browser, "cost") == "ascending"
@@ -198,3 +214,9 @@ def test_markdown_shows_the_oracle_unranked_and_provisional_tiers():
     assert lines[4].startswith("| 4 | other ≈ |")
     assert lines[5].startswith("| — | reference (oracle) | 0.9800")
     assert "| part | 0.8000 [0.4500, 0.5500] | partial |" in lines[2]
+
+
+def test_figures_are_linked_as_local_files():
+    page = leaderboard_html(demo_cards(), SIGNIFICANCE, figures=["plots/figures/composite_demo.png"])
+    assert '<a href="plots/figures/composite_demo.png">composite_demo</a>' in page
+    assert not re.search(r"https?:", page)  # the plots open offline

@@ -105,7 +105,8 @@ LEAVES = [p for p, _ in leaves(full_params())]
 # Keys named by the user (datasets, methods, profiles, models, metric ids): a mapping there is a value, but
 # the walk of unknown keys below must not add a sibling *name*, which is legal at that level.
 NAME_LEVELS = {("datasets",), ("methods",), ("prices",), ("metric_options",), ("composite", "profiles"),
-               ("composite", "normalisation"), ("methods", "ext", "paths"), ("validation",),
+               ("composite", "normalisation"), ("methods", "ext", "paths"),
+               *(("methods", m, "paths") for m in full_params()["methods"]), ("validation",),
                ("validation", "labels", "args"), ("validation", "correlate", "args"),
                ("validation", "jury", "args"), ("validation", "probe", "args")}
 

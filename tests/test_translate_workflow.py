@@ -97,7 +97,8 @@ def test_hook_output_is_repaired_on_top_of_the_raw_answers(hooked):
 def test_misspelt_hook_fails_before_any_job_and_deletes_nothing(hooked):
     typo = hooked["steps"]["typo"]
     assert typo.returncode != 0
-    assert "field 'methods.llm.postprocess': unknown post-processing hook(s) ['fix_quote']" in typo.stdout + typo.stderr
+    assert ("field 'methods.llm.postprocess[0]': unknown post-processing hook 'fix_quote' (did you mean "
+            "'fix_quotes'?)") in typo.stdout + typo.stderr
     assert hooked["after"] == hooked["before"]  # every result file still there, untouched
 
 
@@ -153,7 +154,7 @@ def test_eng_fra_skips_apertium_and_the_spanish_precomputed_file_with_reasons(tw
 def test_each_corpus_is_scored_with_its_own_methods(two_pairs):
     work, _, spanish = two_pairs
     assert sorted(p.name for p in (work / f"results/runs/{DATASET}").iterdir()) == [
-        "apertium.json", "copy_source.json", "pre.json"]
+        "apertium.json", "copy_source.json", "pre.json", "reference.json"]
     pre = [json.loads(line) for line in (work / f"results/translations/{DATASET}/pre.jsonl").read_text().splitlines()]
     assert [r["prediction"] for r in pre] == [e["reference"] for e in spanish]  # the file, line by line
     card = run_card(work, "pre")

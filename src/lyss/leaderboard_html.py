@@ -12,6 +12,7 @@ significance file's own warnings.
 
 import html
 import json
+from pathlib import Path
 
 from lyss.report import best_marks, dataset_notes, is_oracle, ranked
 
@@ -24,6 +25,7 @@ SORTABLE = [
     ("chrf", "chrF++ [95% CI]", ("scores", "chrf_plus_plus"), "descending"),
     ("cost", "Cost / entry (USD)", ("totals", "cost_per_entry_usd"), "ascending"),
     ("cost_adjusted", "Cost-adjusted", ("scores", "cost_adjusted"), "descending"),
+    ("tokens", "Tokens", ("totals", "total_tokens"), "ascending"),
     ("speed", "Entries / min", ("scores", "entries_per_minute"), "descending"),
     ("latency", "Avg latency (s)", ("scores", "avg_latency_seconds"), "ascending"),
 ]
@@ -32,13 +34,13 @@ CSS = """
 :root { --fg: #1d232a; --muted: #5b6570; --line: #d8dde3; --head: #f3f5f7; --warn-bg: #fff6e0; --warn: #8a5a00; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-       margin: 0 auto; max-width: 1400px; padding: 1.5rem; }
+       margin: 0 auto; max-width: 1280px; padding: 1.5rem 1rem; }
 h1 { margin: 0 0 .25rem; } h2 { margin: 2rem 0 .5rem; } h2 small { color: var(--muted); font-weight: normal; }
 p.lead, .note { color: var(--muted); }
 .table-wrap { overflow-x: auto; }
 table.board { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 table.board caption { text-align: left; color: var(--muted); padding: .25rem 0; }
-table.board th, table.board td { border-bottom: 1px solid var(--line); padding: .45rem .6rem; text-align: right;
+table.board th, table.board td { border-bottom: 1px solid var(--line); padding: .4rem .4rem; text-align: right;
        vertical-align: top; white-space: nowrap; }
 table.board th { background: var(--head); font-weight: 600; position: sticky; top: 0; white-space: normal;
        vertical-align: bottom; }
@@ -49,7 +51,7 @@ table.board th button::after { content: " \\2195"; color: var(--muted); }
 table.board th[aria-sort="descending"] button::after { content: " \\25BC"; color: var(--fg); }
 table.board th[aria-sort="ascending"] button::after { content: " \\25B2"; color: var(--fg); }
 table.board tbody tr:hover { background: #fafbfc; }
-.ci { color: var(--muted); font-size: .9em; }
+.ci { display: block; color: var(--muted); font-size: .85em; }
 .mark { font-weight: 700; margin-left: .3em; cursor: help; }
 .mark.best { color: #1a7f37; } .mark.tied { color: #0b5cad; }
 .sub { display: block; color: var(--muted); font-size: .85em; }
@@ -62,7 +64,8 @@ table.board tbody tr:hover { background: #fafbfc; }
 .tier-baseline { background: #ffebe9; color: #8e1519; border-color: #ffaba8; }
 .tier-unscored, .tier-partial { background: #eef0f2; color: var(--muted); border-color: var(--line); }
 tr.oracle { background: #f6f8fa; font-style: italic; }
-.caveat { display: block; color: #8e1519; font-size: .85em; }
+.caveat { display: inline-block; margin: 0 .2em .2em 0; padding: 0 .45em; border-radius: 4px; cursor: help;
+       background: #ffebe9; color: #8e1519; border: 1px solid #ffaba8; font-size: .8em; white-space: nowrap; }
 .warning { background: var(--warn-bg); color: var(--warn); border-left: 4px solid #d4a72c; padding: .6rem .9rem;
        margin: .6rem 0; }
 .warning strong { color: #6b4500; }
@@ -174,9 +177,10 @@ def _caveats_cell(card: dict) -> str:
         return "—"
     parts = []
     for caveat in caveats:
-        if isinstance(caveat, dict):
-            parts.append(f"<span class=\"caveat\" title=\"{_esc(caveat.get('message', ''))}\">"
-                         f"{_esc(caveat.get('id', '?'))}: {_esc(caveat.get('message', ''))}</span>")
+        if isinstance(caveat, dict):  # a compact badge; the full sentence on hover and for screen readers
+            message = f"{caveat.get('id', '?')}: {caveat.get('message', '')}"
+            parts.append(f"<span class=\"caveat\" tabindex=\"0\" title=\"{_esc(message)}\" "
+                         f"aria-label=\"{_esc(message)}\">{_esc(caveat.get('id', '?'))}</span>")
         else:
             parts.append(f"<span class=\"caveat\">{_esc(caveat)}</span>")
     return "".join(parts)
@@ -209,11 +213,13 @@ def _row(rank: int | str, card: dict, marks: dict, weights_total: int) -> str:
         "chrf": with_ci(s.get("chrf_plus_plus"), intervals.get("chrf_plus_plus"), 2),
         "cost": _esc(_num(t.get("cost_per_entry_usd"), 6)),
         "cost_adjusted": _esc(_num(s.get("cost_adjusted"), 4)),
+        "tokens": _esc(f"{t['total_tokens']:,}" if t.get("total_tokens") else "—"),
         "speed": _esc(_num(s.get("entries_per_minute"), 1)),
         "latency": _esc(_num(s.get("avg_latency_seconds"), 4)),
     }
     for key, _header, path, _first in SORTABLE:
-        cells.append(f"<td data-value=\"{_sort_value(_get(card, path))}\">{display[key]}</td>")
+        value = _get(card, path) or None if key == "tokens" else _get(card, path)  # 0 tokens: none used
+        cells.append(f"<td data-value=\"{_sort_value(value)}\">{display[key]}</td>")
     cells.append(f"<td>{_esc(_num(s.get('bleu'), 2))}</td>")
     cells.append(f"<td>{_esc(_num(s.get('exact_match_rate'), 3))}</td>")
     used = available_composite_metrics(card)
@@ -282,8 +288,9 @@ def _section(dataset: str, group: list[dict], sig: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def leaderboard_html(cards: list[dict], significance: dict[str, dict]) -> str:
-    """The page for `cards` (any number of datasets); `significance` maps dataset id → its significance file."""
+def leaderboard_html(cards: list[dict], significance: dict[str, dict], figures=()) -> str:
+    """The page for `cards` (any number of datasets); `significance` maps dataset id → its significance file;
+    `figures`: relative paths of PNG figures to link (local files, so the plots open offline)."""
     by_dataset: dict[str, list[dict]] = {}
     for card in cards:
         by_dataset.setdefault(card["dataset"]["id"], []).append(card)
@@ -293,6 +300,9 @@ def leaderboard_html(cards: list[dict], significance: dict[str, dict]) -> str:
         nav = "<nav><p>Datasets: " + ", ".join(
             f"<a href=\"#dataset-{_esc(d)}\">{_esc(d)}</a>" for d in sorted(by_dataset)) + "</p></nav>"
     body = "\n".join(sections) if sections else "<p>No run cards yet.</p>"
+    if figures:
+        body += ("\n<section><h2>Figures</h2><ul>" + "".join(
+            f"<li><a href=\"{_esc(f)}\">{_esc(Path(f).stem)}</a></li>" for f in figures) + "</ul></section>")
     footer = (
         "<footer><p><strong>Reading the table.</strong> Composite: the spec §4 weighted mean of the available "
         "metrics, renormalised. Tier: the spec §5 heuristic label of the composite; it is provisional unless the "

@@ -1,6 +1,7 @@
 """Reports from run cards: the flat `results/metrics.json` for `dvc metrics diff`, the Markdown leaderboard
 ranked by composite, and (rule `report`) the HTML leaderboard, the plot files and the database."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -187,11 +188,14 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
     return "\n".join(lines) + "\n"
 
 
-def write_leaderboard_html(cards: list[dict], significance: dict[str, dict], path) -> None:
-    """results/leaderboard.html (src/lyss/leaderboard_html.py)."""
+def write_leaderboard_html(cards: list[dict], significance: dict[str, dict], path, figures_dir=None) -> None:
+    """results/leaderboard.html (src/lyss/leaderboard_html.py), linking the PNG figures in `figures_dir` (they
+    open offline, unlike `dvc plots show`, whose page loads Vega from a CDN)."""
     from lyss.leaderboard_html import leaderboard_html
 
-    write_text_atomic(path, leaderboard_html(cards, significance))
+    figures = sorted(Path(figures_dir).glob("*.png")) if figures_dir is not None else []
+    links = [os.path.relpath(f, Path(path).parent) for f in figures]
+    write_text_atomic(path, leaderboard_html(cards, significance, figures=links))
 
 
 def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers=None, validation_dirs=()) -> None:
@@ -231,9 +235,10 @@ def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, 
     if timings_out is not None:
         write_json_atomic(timings_out, timings(cards))
     write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance, skipped))
-    if html_out is not None:
-        write_leaderboard_html(cards, significance, html_out)
     if plots_dir is not None:
         write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers, validation_dirs=validation_dirs)
+    if html_out is not None:
+        write_leaderboard_html(cards, significance, html_out,
+                               figures_dir=Path(plots_dir, "figures") if plots_dir is not None else None)
     if database is not None:
         store_cards(card_paths, database, database_url)

@@ -127,20 +127,28 @@ def _non_finite(node, path=()):
     return None
 
 
-def validate_params(config, source="params.yaml") -> list[str]:
-    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run."""
+def validate_params(config, source="params.yaml", sections: tuple[str, ...] | None = None) -> list[str]:
+    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run.
+    `sections`: check only these top-level sections (a command that reads one section, such as `lyss db`
+    reading `database`, accepts a settings file that holds just that)."""
     source = str(source)
     if not isinstance(config, dict):
         raise InputError(source, "expected a mapping of settings at the top level")
     found = _non_finite(config)
     if found:
         raise InputError(source, f"must be a finite number, got {found[1]}", field=_key(found[0]))
-    validator = jsonschema.Draft202012Validator(params_schema())
+    schema = params_schema()
+    if sections is not None:
+        schema = {**schema, "required": [k for k in schema.get("required", []) if k in sections],
+                  "properties": {k: v for k, v in schema["properties"].items() if k in sections},
+                  "additionalProperties": True}
+        config = {k: v for k, v in config.items() if k in sections}
+    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     if errors:
         key, problem = _explain(_most_specific(errors[0]))
         raise InputError(source, problem, field=key)
-    return _check_meaning(config, source)
+    return _check_meaning(config, source) if sections is None else []
 
 
 def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -181,9 +189,16 @@ def _check_meaning(config: dict, source: str) -> list[str]:
                                  field=f"datasets.{name}.methods")
     for name, method in methods.items():
         for dataset in method.get("paths", {}):
-            if dataset not in config["datasets"]:
-                raise InputError(source, f"no dataset {dataset!r} under datasets"
-                                 f"{_suggest(dataset, config['datasets'])}", field=f"methods.{name}.paths.{dataset}")
+            if dataset in config["datasets"]:
+                continue
+            # A near miss is a typo; a file for a dataset this params.yaml does not run (a trimmed copy of the
+            # project's settings, say) is merely unused.
+            suggestion = _suggest(dataset, config["datasets"])
+            if suggestion:
+                raise InputError(source, f"no dataset {dataset!r} under datasets{suggestion}",
+                                 field=f"methods.{name}.paths.{dataset}")
+            warnings.append(f"{source}: field 'methods.{name}.paths.{dataset}': no dataset {dataset!r} under "
+                            "datasets; its file is not used")
     for part, settings in config.get("validation", {}).items():
         known = command_options(part)
         for option in settings.get("args", {}):

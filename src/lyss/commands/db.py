@@ -60,7 +60,7 @@ def database_url(args: argparse.Namespace) -> str:
     section = None
     if args.params.exists():
         params = read_params_file(args.params)
-        validate_params(params, args.params)
+        validate_params(params, args.params, sections=("database",))
         section = params.get("database")
     return configured_url(section) or DEFAULT_SQLITE
 

@@ -115,13 +115,6 @@ def resolve_hooks(names, source: str, method: str):
     return [(n, HOOKS[n]) for n in names]
 
 
-def check_method_hooks(methods: dict, source: str = "params.yaml") -> None:
-    """Every method's `postprocess` list names known hooks (InputError naming the key otherwise)."""
-    for name, method in methods.items():
-        if isinstance(method, dict):
-            resolve_hooks(method.get("postprocess", []), source, name)
-
-
 def apply_hooks(record: dict, entry: dict, hooks, target_card: dict) -> dict:
     """A raw record (as the method returned it) with its prediction repaired by `hooks` in order and the
     method's own output kept as `raw_prediction`; `hooks_applied` names the hooks that changed something."""
