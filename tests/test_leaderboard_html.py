@@ -155,7 +155,7 @@ def test_table_renders_and_sorts_in_chromium(browser, tmp_path):
     assert _click(browser, "speed") == "descending"
     assert _methods(browser) == ["charlie", "alpha", "bravo", "delta<script>"]
     # chrF++ and cost-adjusted, then back to composite
-    assert _click(browser, "chrf") == "descending"
+    assert _click(browser, "chrf_plus_plus") == "descending"
     assert _methods(browser) == ["bravo", "alpha", "delta<script>", "charlie"]
     assert _click(browser, "cost_adjusted") == "descending"  # ties (both unknown) keep the composite ranking
     assert _methods(browser) == ["alpha", "bravo", "delta<script>", "charlie"]

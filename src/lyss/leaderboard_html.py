@@ -14,21 +14,32 @@ import html
 import json
 from pathlib import Path
 
+from lyss.metrics import declaration, label, leaderboard_metrics
 from lyss.report import best_marks, dataset_notes, is_oracle, ranked
 
 TIER_LABELS = {"fluent": "Fluent", "deployable": "Deployable", "functional": "Functional", "emerging": "Emerging",
                "baseline": "Baseline", "unscored": "Unscored", "partial": "Partial"}
 
-# (key, header, card path, first click direction, digits) of the sortable numeric columns.
-SORTABLE = [
-    ("composite", "Composite [95% CI]", ("scores", "composite"), "descending"),
-    ("chrf", "chrF++ [95% CI]", ("scores", "chrf_plus_plus"), "descending"),
+# (key, header, card path, first click direction) of the sortable columns around the metric columns, which
+# come from the metric declarations (lyss.metrics.leaderboard_metrics).
+HEAD_COLUMNS = [("composite", "Composite [95% CI]", ("scores", "composite"), "descending")]
+TAIL_COLUMNS = [
     ("cost", "Cost / entry (USD)", ("totals", "cost_per_entry_usd"), "ascending"),
     ("cost_adjusted", "Cost-adjusted", ("scores", "cost_adjusted"), "descending"),
     ("tokens", "Tokens", ("totals", "total_tokens"), "ascending"),
     ("speed", "Entries / min", ("scores", "entries_per_minute"), "descending"),
     ("latency", "Avg latency (s)", ("scores", "avg_latency_seconds"), "ascending"),
 ]
+
+
+def sortable_columns() -> list[tuple[str, str, tuple[str, str], str]]:
+    """Composite, then one column per leaderboard metric (its label, its CI when it has one, best first by
+    its direction), then cost, tokens and speed."""
+    metrics = [(m, label(m) + (" [95% CI]" if declaration(m, "has_ci") else ""), ("scores", m),
+                "ascending" if declaration(m, "direction") == "lower" else "descending")
+               for m in leaderboard_metrics()]
+    return HEAD_COLUMNS + metrics + TAIL_COLUMNS
+
 
 CSS = """
 :root { --fg: #1d232a; --muted: #5b6570; --line: #d8dde3; --head: #f3f5f7; --warn-bg: #fff6e0; --warn: #8a5a00; }
@@ -210,18 +221,16 @@ def _row(rank: int | str, card: dict, marks: dict, weights_total: int) -> str:
     cells = [f"<td>{rank}</td>", f"<td class=\"text\">{method}</td>", f"<td class=\"text\">{_tier_cell(card)}</td>"]
     display = {
         "composite": with_ci(s.get("composite"), intervals.get("composite"), 3),
-        "chrf": with_ci(s.get("chrf_plus_plus"), intervals.get("chrf_plus_plus"), 2),
+        **{m: with_ci(s.get(m), intervals.get(m), declaration(m, "decimals")) for m in leaderboard_metrics()},
         "cost": _esc(_num(t.get("cost_per_entry_usd"), 6)),
         "cost_adjusted": _esc(_num(s.get("cost_adjusted"), 4)),
         "tokens": _esc(f"{t['total_tokens']:,}" if t.get("total_tokens") else "—"),
         "speed": _esc(_num(s.get("entries_per_minute"), 1)),
         "latency": _esc(_num(s.get("avg_latency_seconds"), 4)),
     }
-    for key, _header, path, _first in SORTABLE:
+    for key, _header, path, _first in sortable_columns():
         value = _get(card, path) or None if key == "tokens" else _get(card, path)  # 0 tokens: none used
         cells.append(f"<td data-value=\"{_sort_value(value)}\">{display[key]}</td>")
-    cells.append(f"<td>{_esc(_num(s.get('bleu'), 2))}</td>")
-    cells.append(f"<td>{_esc(_num(s.get('exact_match_rate'), 3))}</td>")
     used = available_composite_metrics(card)
     cells.append(f"<td title=\"{_esc(', '.join(used) or 'none')}\">{len(used)}/{weights_total}</td>")
     cells.append(f"<td class=\"text\">{_caveats_cell(card)}</td>")
@@ -234,12 +243,11 @@ def _table(dataset: str, group: list[dict], sig: dict) -> str:
     weights_total = sum(1 for w in profile.get("weights", {}).values() if w)
     head = ["<th scope=\"col\">#</th>", "<th scope=\"col\" class=\"text\">Method</th>",
             "<th scope=\"col\" class=\"text\">Tier</th>"]
-    for key, header, _path, first in SORTABLE:
+    for key, header, _path, first in sortable_columns():
         state = "descending" if key == "composite" else "none"
         head.append(f"<th scope=\"col\" data-sort=\"{key}\" data-first=\"{first}\" aria-sort=\"{state}\">"
                     f"<button type=\"button\">{_esc(header)}</button></th>")
-    head += ["<th scope=\"col\">BLEU</th>", "<th scope=\"col\">Exact match</th>",
-             "<th scope=\"col\" title=\"weighted metrics available to the composite\">Metrics</th>",
+    head += ["<th scope=\"col\" title=\"weighted metrics available to the composite\">Metrics</th>",
              "<th scope=\"col\" class=\"text\">Caveats</th>"]
     marks = best_marks(group, sig)
     ordered = ranked(group)

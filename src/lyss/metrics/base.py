@@ -133,4 +133,4 @@ DECLARATION_DEFAULTS = {
 
 def declared(metric, name: str):
     """A metric class's (or plugin's) declaration `name`, or its default from DECLARATION_DEFAULTS."""
-    return getattr(metric, name, DECLARATION_DEFAULTS[name])
+    return getattr(metric, name) if hasattr(metric, name) else DECLARATION_DEFAULTS[name]
