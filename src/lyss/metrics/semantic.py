@@ -55,9 +55,7 @@ def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
 
 class SemanticScore:
     id = "semantic_score"
-    options_schema = {"embedder": {"$ref": "#/$defs/embedder"},
-                      "against": {"type": "array", "minItems": 1, "uniqueItems": True,
-                                  "items": {"enum": ["source", "reference"]}}}
+    options_schema = {"embedder": {"$ref": "#/$defs/embedder"}}
     card_position = 10
     maximum = None
     db_column = "semantic_score"
@@ -68,7 +66,7 @@ class SemanticScore:
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
-            embedder = embedder_for(data.options, data.embeddings)
+            embedder = embedder_for(data.options.get("embedder"), data.embeddings)
             name = embedder.name
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
