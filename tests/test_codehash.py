@@ -111,7 +111,9 @@ def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path)
     jobs = planned_jobs(work)
     assert sorted(jobs) == sorted([
         ("score", f"results/metrics/{DATASET}/copy_source/orthographic_accuracy.parquet"),
+        ("score", f"results/metrics/{DATASET}/reference/orthographic_accuracy.parquet"),  # the oracle's too
         ("aggregate", f"results/runs/{DATASET}/copy_source.json"),
+        ("aggregate", f"results/runs/{DATASET}/reference.json"),
         ("significance", f"results/significance/{DATASET}.json"),
         ("report", "results/metrics.json"),
     ]), jobs
