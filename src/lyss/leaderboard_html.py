@@ -14,8 +14,8 @@ import html
 import json
 from pathlib import Path
 
+from lyss.board import best_marks, dataset_notes, is_oracle, ranked
 from lyss.metrics import declaration, label, leaderboard_metrics
-from lyss.report import best_marks, dataset_notes, is_oracle, ranked
 
 TIER_LABELS = {"fluent": "Fluent", "deployable": "Deployable", "functional": "Functional", "emerging": "Emerging",
                "baseline": "Baseline", "unscored": "Unscored", "partial": "Partial"}

@@ -22,9 +22,9 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lyss.board import ranked
 from lyss.io import atomic_path, write_text_atomic
 from lyss.metrics import tier_metrics
-from lyss.report import ranked
 
 COMPOSITE_COLUMNS = ["method", "composite", "ci_lower", "ci_upper", "quality_tier"]
 # §9 names the per-tier chrF++ interval `corpus_chrf`; the metric behind it is the one that declares that key.
