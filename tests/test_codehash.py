@@ -123,3 +123,13 @@ def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path)
     rewritten = {m for m, p in metric_files.items() if p.stat().st_mtime_ns != written[m]}
     assert rewritten == {"orthographic_accuracy"}
     assert planned_jobs(work) == []
+
+
+def test_the_settings_and_cards_lyss_score_ships_are_not_code():
+    """lyss.defaults links to params.yaml and data/languages (for `lyss score` outside the repository):
+    as code, a weight change would rerun every job, translations included."""
+    from lyss.codehash import DEFAULTS
+
+    for script in sorted(SCRIPTS.glob("*.py")):
+        linked = [p for p in closure(script, "all") if p.is_relative_to(DEFAULTS) and p.suffix != ".py"]
+        assert linked == [], script.name

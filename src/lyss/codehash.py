@@ -34,6 +34,14 @@ REGISTRY_MODULE = "lyss.metrics"
 # card): any edit anywhere changes what they write, so they depend on the whole package.
 WHOLE_PACKAGE_SCRIPTS = frozenset({"aggregate.py"})
 DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv")
+# lyss.defaults links to the repository's own params.yaml and language cards (for `lyss score` outside the
+# repository). They are settings and data, which the rules already take as params and inputs: hashed as
+# code, a weight change would rerun every job.
+DEFAULTS = SRC / PACKAGE / "defaults"
+
+
+def is_code(path: Path) -> bool:
+    return path.suffix == ".py" or not path.is_relative_to(DEFAULTS)
 
 
 def module_file(name: str) -> Path | None:
@@ -78,8 +86,11 @@ def _data_files(package: str, parts=None) -> set[Path]:
         return set()
     folder = SRC.joinpath(*package.split("."))
     if parts is not None:
-        return {folder.joinpath(*parts)} if folder.joinpath(*parts).is_file() else set()
-    return {p for p in folder.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file()} if folder.is_dir() else set()
+        path = folder.joinpath(*parts)
+        return {path} if path.is_file() and is_code(path) else set()
+    if not folder.is_dir():
+        return set()
+    return {p for p in folder.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file() and is_code(p)}
 
 
 def _package_modules(package: str) -> set[str]:
@@ -229,4 +240,4 @@ def package_files() -> list[Path]:
     """Every Python and data file of the package (lyss.fingerprint.code_version hashes the Python ones)."""
     root = SRC / PACKAGE
     return sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".py" or p.suffix in DATA_SUFFIXES)
-                  and "__pycache__" not in p.parts)
+                  and "__pycache__" not in p.parts and is_code(p))

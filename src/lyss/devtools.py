@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from lyss.codehash import SRC, card_plugins, closure, package_files
+from lyss.codehash import SRC, card_plugins, closure, is_code, package_files
 
 PROJECT = SRC.parent
 CODE_PREFIX = "src/lyss"
@@ -47,7 +47,8 @@ def collapsed(files: set[Path]) -> list[str]:
     out: set[Path] = set()
     for path in sorted(needed):
         folder = path.parent
-        while folder.is_relative_to(CODE_PREFIX) and {f for f in every if f.is_relative_to(folder)} <= needed:
+        while (folder.is_relative_to(CODE_PREFIX) and {f for f in every if f.is_relative_to(folder)} <= needed
+               and all(is_code(f) for f in (PROJECT / folder).rglob("*") if f.is_file())):  # no data links
             path, folder = folder, folder.parent
         out.add(path)
     return sorted(str(p) for p in out if not any(p != q and p.is_relative_to(q) for q in out))
