@@ -19,7 +19,6 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch_project import DATASET, ROOT, make_project, run_card, sh, without_timing  # noqa: E402
-from slurm_cluster import ClusterUnavailable, start_cluster  # noqa: E402
 
 from lyss.metric_files import read_metric_result  # noqa: E402
 
@@ -33,19 +32,6 @@ METRICS = ["exact_match_rate", "chrf_plus_plus", "comet_score"]
 N_JOBS = 1 + (len(METHODS) + 1) * (2 + len(METRICS)) + len(METHODS) + 1
 # The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    try:
-        cluster = start_cluster()
-    except ClusterUnavailable as err:
-        pytest.skip(f"SLURM test skipped: the local cluster cannot start: {err}")
-    yield cluster
-    cluster.stop()
-    shutil.rmtree(cluster.base, ignore_errors=True)
-    assert {name: p.poll() is not None for name, p in cluster.processes.items()} == dict.fromkeys(
-        ("munged", "slurmctld", "slurmd"), True), "a daemon outlived the test"
 
 
 def project(path: Path) -> Path:

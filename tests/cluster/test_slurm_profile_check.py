@@ -13,20 +13,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch_project import ROOT, make_project, sh  # noqa: E402
-from slurm_cluster import ClusterUnavailable, start_cluster  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    try:
-        cluster = start_cluster()
-    except ClusterUnavailable as err:
-        pytest.skip(f"SLURM test skipped: the local cluster cannot start: {err}")
-    yield cluster
-    cluster.stop()
-    shutil.rmtree(cluster.base, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
