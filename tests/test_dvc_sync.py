@@ -55,3 +55,14 @@ def test_every_rule_that_runs_a_script_has_a_code_param():
         for name, body in re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", path.read_text(), flags=re.M):
             if "script:" in body:
                 assert re.search(r"^\s+code=", body, flags=re.M), f"rule {name} ({path.name}) has no code= param"
+
+
+def test_every_stage_depends_on_the_workflow_and_the_code_it_imports():
+    """Snakemake reads every rules/*.smk for any target, and rules/common.smk imports lyss.codehash (the code
+    params) and lyss.config (the settings check): editing either changes what any stage's Snakemake does."""
+    from lyss.devtools import workflow_code
+
+    src = ROOT / "src/lyss"
+    assert {src / "codehash.py", src / "config.py", src / "errors.py"} <= workflow_code()
+    for name, stage in DVC.items():
+        assert {"Snakefile", "rules"} <= set(stage["deps"]), name

@@ -5,8 +5,10 @@
 
 A DVC stage runs a Snakemake target, and so the scripts it lists under deps; the lyss code those scripts
 import is found from the import graph (lyss.codehash), never typed by hand, so dvc.yaml cannot miss a module
-(pipeline.py, caveats.py, … once were). Snakemake still decides which jobs rerun (each rule's `code` param);
-DVC only has to notice that something its stage runs has changed.
+(pipeline.py, caveats.py, … once were). Snakemake reads the whole workflow (the Snakefile and every
+rules/*.smk) for any target, and the lyss modules those files import decide which jobs exist and what their
+params are: every stage depends on them as well. Snakemake still decides which jobs rerun (each rule's `code`
+param); DVC only has to notice that something its stage runs has changed.
 """
 
 import argparse
@@ -16,10 +18,28 @@ from pathlib import Path
 
 import yaml
 
-from lyss.codehash import SRC, card_plugins, closure, is_code, package_files
+from lyss.codehash import SRC, card_plugins, closure, is_code, module_file, package_files
 
 PROJECT = SRC.parent
 CODE_PREFIX = "src/lyss"
+WORKFLOW_DEPS = ("Snakefile", "rules")  # what Snakemake reads for any target
+WORKFLOW_IMPORT = re.compile(r"^\s*(?:from\s+(lyss[\w.]*)\s+import|import\s+(lyss[\w.]*))", re.M)
+
+
+def workflow_files() -> list[Path]:
+    return [PROJECT / "Snakefile", *sorted((PROJECT / "rules").glob("*.smk"))]
+
+
+def workflow_code() -> set[Path]:
+    """The lyss files the workflow itself runs while Snakemake builds the DAG (rules/common.smk imports
+    lyss.codehash, lyss.config, …): read from the import lines, as .smk files are not Python."""
+    files: set[Path] = set()
+    for path in workflow_files():
+        for match in WORKFLOW_IMPORT.finditer(path.read_text(encoding="utf-8")):
+            module = module_file(match.group(1) or match.group(2))
+            if module:
+                files.update(f for f in closure(module, "all") if f.is_relative_to(SRC))
+    return files
 
 
 def stage_code(stage: dict, languages_dir: Path) -> set[Path]:
@@ -27,7 +47,7 @@ def stage_code(stage: dict, languages_dir: Path) -> set[Path]:
     language cards declare)."""
     cards = sorted(languages_dir.glob("*.yaml"))
     plugins = tuple(m for metric in _all_metric_ids() for m in card_plugins(cards, metric))
-    files: set[Path] = set()
+    files = workflow_code()
     for dep in stage.get("deps", []):
         if dep.startswith("scripts/") and dep.endswith(".py"):
             files.update(f for f in closure(PROJECT / dep, "all", plugins) if f.is_relative_to(SRC))
@@ -60,12 +80,13 @@ def covered(path: Path, deps: list[str]) -> bool:
 
 
 def missing_deps(dvc_path: Path, languages_dir: Path) -> dict[str, list[str]]:
-    """stage → code files it runs that no dep covers."""
+    """stage → code files it runs that no dep covers (the workflow files included)."""
     stages = yaml.safe_load(dvc_path.read_text(encoding="utf-8"))["stages"]
     out = {}
     for name, stage in stages.items():
         deps = stage.get("deps", [])
-        absent = sorted(str(f.relative_to(PROJECT)) for f in stage_code(stage, languages_dir) if not covered(f, deps))
+        runs = [*workflow_files(), *stage_code(stage, languages_dir)]
+        absent = sorted(str(f.relative_to(PROJECT)) for f in runs if not covered(f, deps))
         if absent:
             out[name] = absent
     return out
