@@ -40,6 +40,8 @@ rule translate:
     params:
         method=lambda wc: model_call_settings(config["methods"][wc.method], wc.dataset),
         records_dir="results/translations/records/{dataset}/{method}",
+        # wall-clock timing: not an output (DVC versions none of it), read by `aggregate` when present
+        timing="results/timings/translations/{dataset}/{method}.json",
         code=code("translate.py"),
     script:
         "../scripts/translate.py"

@@ -6,4 +6,4 @@ from lyss.translate.jobs import run_translation
 with logged(snakemake.log[0]):
     run_translation(snakemake.input.corpus, snakemake.input.meta, snakemake.wildcards.method,
                     snakemake.params.method, snakemake.params.records_dir, snakemake.output.raw,
-                    snakemake.output.meta)
+                    snakemake.output.meta, snakemake.params.timing)

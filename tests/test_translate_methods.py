@@ -10,7 +10,7 @@ from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
 from lyss.translate.hooks import apply_hooks, resolve_hooks
 from lyss.translate.jobs import model_call_settings
-from lyss.translate.runner import entry_key, partial_path, settings_key, translate_corpus
+from lyss.translate.runner import entry_key, partial_path, settings_key, timing_sidecar, translate_corpus
 
 ENTRIES = [
     {"id": "a", "source": "I like dogs."},
@@ -38,8 +38,9 @@ def test_copy_source(tmp_path):
     rows, meta = run("copy_source", tmp_path)
     assert [r["prediction"] for r in rows] == [e["source"] for e in ENTRIES]
     assert meta["errors"] == 0 and not partial_path(tmp_path / "out.jsonl").exists()
-    assert set(rows[0]) >= {"prediction", "raw_prediction", "latency_s", "prompt_tokens", "completion_tokens",
+    assert set(rows[0]) >= {"prediction", "raw_prediction", "prompt_tokens", "completion_tokens",
                             "reasoning_tokens", "cached_tokens", "cost_usd", "error"}
+    assert "latency_s" not in rows[0]  # wall time lives in the timing file, not in the output
 
 
 def test_apertium_real_translation_keeps_alignment(tmp_path):
@@ -183,6 +184,8 @@ def test_resume_after_kill_skips_finished_entries(tmp_path):
     meta = translate_corpus(second, ENTRIES, out, settings="k1")
     assert second.asked == ["b", "c", "d"] and meta["resumed"] == 1 and meta["errors"] == 0
     assert [r["id"] for r in read(out)] == ["a", "b", "c", "d"] and read(out)[0]["prediction"] == "hecho"
+    # the resumed entry keeps the latency recorded by the killed run
+    assert json.loads(timing_sidecar(out).read_text(encoding="utf-8"))["latency_s"]["a"] == 0.5
 
 
 def test_resume_after_kill_never_glues_a_record_to_the_torn_line(tmp_path):

@@ -3,7 +3,8 @@
 * `run_translation` (rule `translate`) asks the method and writes its raw output,
   results/translations/raw/<dataset>/<method>.jsonl. It depends only on what changes the request
   (`model_call_settings`), and keeps its records in a store keyed by those settings
-  (results/translations/records/<dataset>/<method>/<key>.jsonl), outside any declared output.
+  (results/translations/records/<dataset>/<method>/<key>.jsonl), outside any declared output. Its timing
+  goes to results/timings/translations/<dataset>/<method>.json, outside every versioned folder.
 * `run_postprocess` (rule `postprocess`) applies the method's repair hooks and prices to the raw output
   and writes results/translations/<dataset>/<method>.jsonl, which everything downstream reads. Adding,
   removing or fixing a hook, or changing a price, reruns only this job: no model is called again.
@@ -46,8 +47,9 @@ def record_store_path(records_dir, settings: str) -> Path:
 
 
 def run_translation(corpus_path, corpus_meta_path, method_name, method_config, records_dir, out_path,
-                    out_meta) -> dict:
-    """Translate the corpus with one method, reusing every stored record made under the same settings."""
+                    out_meta, timing_path=None) -> dict:
+    """Translate the corpus with one method, reusing every stored record made under the same settings. How
+    long it took goes to `timing_path` (lyss.translate.runner), not into the output."""
     entries = [obj for _, obj in iter_jsonl(corpus_path)]
     dataset = read_json(corpus_meta_path)["dataset"]
     call = model_call_settings(method_config, str(dataset["id"]))
@@ -59,7 +61,7 @@ def run_translation(corpus_path, corpus_meta_path, method_name, method_config, r
     answer_settings = translator.record_settings() if hasattr(translator, "record_settings") else options
     settings = settings_key([call["kind"], answer_settings, dataset["source_lang"], dataset["target_lang"]])
     meta = translate_corpus(translator, entries, out_path, record_store_path(records_dir, settings), settings,
-                            label=f"translate {dataset['id']}/{method_name}")
+                            label=f"translate {dataset['id']}/{method_name}", timing_path=timing_path)
     meta.update({"method": method_name, "kind": call["kind"], "options": public_options(options),
                  "settings": settings})
     write_json_atomic(out_meta, meta)

@@ -10,6 +10,11 @@ Methods that cost money or time per call (`keeps_records = True` on the translat
 `openai_compatible`) keep their store after a complete run, so an output deleted by Snakemake is rebuilt
 without a single request; the others (local commands, files) drop it once nothing failed, so a forced
 re-run runs them again, e.g. after an upgrade of the tool.
+
+How long the method took is not part of what it answered: the output holds no wall-clock field, and the
+timing (`elapsed_seconds`, each entry's `latency_s`) goes to a file of its own (`timing_path`), which the
+workflow keeps outside every versioned folder (results/timings/). So the same corpus translated on two
+machines gives byte-identical outputs, and `dvc status` stays clean on a fresh clone.
 """
 
 import fcntl
@@ -18,15 +23,23 @@ import json
 import time
 from pathlib import Path
 
-from lyss.io import write_jsonl_atomic
+from lyss.io import write_json_atomic, write_jsonl_atomic
 from lyss.progress import Progress
 from lyss.translate.base import TranslationRecord
+
+TIMING_FIELDS = ("latency_s",)
 
 
 def partial_path(out_path) -> Path:
     """The default record store of an output: `<output>.partial`."""
     out_path = Path(out_path)
     return out_path.with_name(out_path.name + ".partial")
+
+
+def timing_sidecar(out_path) -> Path:
+    """The default timing file of an output: `<output stem>.timing.json`."""
+    out_path = Path(out_path)
+    return out_path.with_name(out_path.stem + ".timing.json")
 
 
 def settings_key(settings) -> str:
@@ -104,13 +117,14 @@ class RecordStore:
 
 
 def translate_corpus(translator, entries: list[dict], out_path, store_path=None, settings: str = "",
-                     label: str = "translate") -> dict:
-    """Translate what the store does not hold yet, write `out_path`, return run metadata.
+                     label: str = "translate", timing_path=None) -> dict:
+    """Translate what the store does not hold yet, write `out_path` and the timing file, return run metadata.
 
-    `store_path` defaults to `<out_path>.partial`; `settings` identifies the method settings, and a store
-    written under other settings is started afresh.
+    `store_path` defaults to `<out_path>.partial`, `timing_path` to `<out_path stem>.timing.json`;
+    `settings` identifies the method settings, and a store written under other settings is started afresh.
     """
     store_path = Path(store_path) if store_path else partial_path(out_path)
+    timing_path = Path(timing_path) if timing_path else timing_sidecar(out_path)
     by_id = {e["id"]: e for e in entries}
     with RecordStore(store_path, settings) as store:
         records = store.finished(entries)
@@ -128,13 +142,16 @@ def translate_corpus(translator, entries: list[dict], out_path, store_path=None,
         for entry_id in by_id.keys() - records.keys():
             records[entry_id] = TranslationRecord(entry_id, None, None, error="the method returned no output").to_dict()
         ordered = [records[e["id"]] for e in entries]
-        write_jsonl_atomic(out_path, ordered)
+        write_json_atomic(timing_path, {
+            # wall time of this run plus the recorded latency of entries finished by earlier runs
+            "elapsed_seconds": time.perf_counter() - started + resumed_seconds,
+            "latency_s": {r["id"]: r.get("latency_s", 0.0) for r in ordered},
+        })
+        write_jsonl_atomic(out_path, [{k: v for k, v in r.items() if k not in TIMING_FIELDS} for r in ordered])
         errors = sum(r["error"] is not None for r in ordered)
         if not errors and not getattr(translator, "keeps_records", False):
             store.remove()
     return {
-        # wall time of this run plus the recorded latency of entries finished by earlier runs
-        "elapsed_seconds": time.perf_counter() - started + resumed_seconds,
         "entries": len(entries),
         "resumed": resumed,
         "translated": len(todo),
