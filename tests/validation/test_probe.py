@@ -3,6 +3,9 @@ test, the determinism check, RUNS.jsonl validation and `lyss probe`."""
 
 import csv
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +78,20 @@ def test_record_scores_by_definition_and_detects_label_following():
 def test_total_variation_by_hand():
     assert total_variation({"a": 0.5, "b": 0.5}, {"a": 1.0}) == pytest.approx(0.5)
     assert total_variation({"a": 0.2, "b": 0.8}, {"a": 0.2, "b": 0.8}) == 0
+
+
+def test_total_variation_is_the_same_float_under_every_hash_seed():
+    """These four gaps sum to 0.2 or 0.20000000000000004 depending on the order; a set's order follows the
+    process's hash seed, so the two-call table once differed between two identical runs."""
+    p = {"A": 0.1, "B": 0.2, "C": 0.7000000000000001, "D": 1e-17}
+    q = {"A": 0.3, "B": 0.05, "C": 0.65, "D": 0.0}
+    gaps = [abs(p[k] - q[k]) for k in "ABCD"]
+    in_sorted_order = 0.5 * (((gaps[0] + gaps[1]) + gaps[2]) + gaps[3])
+    assert in_sorted_order != 0.5 * (((gaps[2] + gaps[3]) + gaps[0]) + gaps[1])  # the order C, D, A, B differs
+    code = f"from lyss.validation.probe import total_variation; print(repr(total_variation({p!r}, {q!r})))"
+    seen = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                           capture_output=True, text=True, check=True).stdout.strip() for seed in range(8)}
+    assert seen == {repr(in_sorted_order)}
 
 
 def _probe():

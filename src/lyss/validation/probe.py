@@ -308,7 +308,9 @@ def threshold_table(probe: Probe, run: str, options: ProbeOptions) -> list[dict]
 
 
 def total_variation(p: dict[str, float], q: dict[str, float]) -> float:
-    return 0.5 * sum(abs(p.get(key, 0.0) - q.get(key, 0.0)) for key in set(p) | set(q))
+    """Summed in sorted key order: a set's order changes with each process's hash seed, and a float sum with
+    it, so results/validation would differ between two identical runs."""
+    return 0.5 * sum(abs(p.get(key, 0.0) - q.get(key, 0.0)) for key in sorted(set(p) | set(q)))
 
 
 def two_call_table(probe: Probe, run: str, pairs, options: ProbeOptions) -> list[dict]:
