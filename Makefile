@@ -43,8 +43,11 @@ $(FULL): $(CORE)
 
 # Quiet on the terminal (a progress line per translation, one line per validation step, then the
 # leaderboard); every job's full log is in results/logs/, Snakemake's own in .snakemake/log/.
+# Then `dvc commit` files the outputs in DVC's cache, as `dvc repro` would have: what DVC versions is the same
+# bytes on any machine, so on a fresh clone dvc.lock does not change and `dvc status` is clean.
 run: apt-run $(CORE)
 	DVC_NO_ANALYTICS=1 bin/snakemake --cores all --quiet rules reason host all
+	DVC_NO_ANALYTICS=1 $(VENV)/bin/dvc commit --force --quiet
 	@echo; sed -n '3,$$p' results/leaderboard.md; echo; echo "full logs: results/logs/ and .snakemake/log/"
 
 test: apt-test $(FULL)
