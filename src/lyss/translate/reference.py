@@ -4,15 +4,10 @@ Scored like any method, it shows what a perfect system gets on a dataset; aggreg
 metric against it (lyss.oracle). It does no work, so it records no latency, tokens or cost.
 """
 
-from lyss.translate.base import MethodContext, TranslationRecord
+from lyss.translate.simple import CopySource
 
 
-class ReferenceOracle:
+class ReferenceOracle(CopySource):
     """Returns the reference unchanged."""
 
-    def __init__(self, context: MethodContext):
-        self.context = context
-
-    def translate(self, entries):
-        for entry in entries:
-            yield TranslationRecord(entry["id"], entry["reference"], entry["reference"])
+    field = "reference"
