@@ -13,7 +13,7 @@ from sklearn.metrics import roc_auc_score
 from lyss.cli import main
 from lyss.errors import InputError
 from lyss.stats import mcnemar_p as mcnemar_exact
-from lyss.validation.probe import (
+from lyss.validate.probe import (
     Probe,
     ProbeOptions,
     Record,
@@ -26,7 +26,7 @@ from lyss.validation.probe import (
     total_variation,
     two_call_table,
 )
-from lyss.validation.stats import auroc
+from lyss.validate.stats import auroc
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "probe_runs.jsonl"
 
