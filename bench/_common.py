@@ -4,7 +4,7 @@ import random
 import time
 from pathlib import Path
 
-from lyss.corpus import load_corpus
+from lyss.prep.corpus import load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 

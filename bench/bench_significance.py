@@ -26,7 +26,7 @@ from sacrebleu.significance import PairedTest, _bootstrap_resample, estimate_ci
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import scaled  # noqa: E402
 
-from lyss.confidence import corpus_statistic  # noqa: E402
+from lyss.aggregate.confidence import corpus_statistic  # noqa: E402
 from lyss.metrics import ScoringInput, get_metric  # noqa: E402
 from lyss.significance import compare_pairs  # noqa: E402
 from lyss.stats import approximate_randomization, bootstrap_scores, percentile_ci  # noqa: E402

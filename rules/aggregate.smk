@@ -31,7 +31,7 @@ rule aggregate:
         caveats=config["caveats"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
-        # the whole package: the card records lyss.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
+        # the whole package: the card records lyss.aggregate.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
         code=code("aggregate.py", "all"),
         embedding_backend=EMBEDDING_BACKEND,
     script:

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_params
 from lyss.errors import InputError
-from lyss.pipeline import dataset_language_pair
+from lyss.prep import dataset_language_pair
 from lyss.translate.eligibility import select_methods
 
 for warning in check_params(config):

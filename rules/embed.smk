@@ -1,4 +1,4 @@
-# Sentence vectors, once per dataset × text field (src/lyss/embedding_files.py); read by the embedding
+# Sentence vectors, once per dataset × text field (src/lyss/embed/__init__.py); read by the embedding
 # metrics (rule score) and the misaligned_output caveat (rule aggregate). No target when no configured
 # metric embeds.
 from lyss.metrics import get_metric

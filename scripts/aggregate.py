@@ -1,6 +1,6 @@
 """Snakemake adapter for rule `aggregate`."""
 
-from lyss.pipeline import aggregate_run
+from lyss.aggregate import aggregate_run
 from lyss.scripting import logged
 
 with logged(snakemake.log[0]):

@@ -2,7 +2,7 @@
 
 import sys
 
-from lyss.embedding_files import embed_field
+from lyss.embed import embed_field
 from lyss.scripting import logged
 
 with logged(snakemake.log[0]):

@@ -1,6 +1,6 @@
 """Snakemake adapter for rule `prep`."""
 
-from lyss.pipeline import prep_dataset
+from lyss.prep import prep_dataset
 from lyss.scripting import logged
 
 with logged(snakemake.log[0]):

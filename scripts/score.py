@@ -1,6 +1,6 @@
 """Snakemake adapter for rule `score`."""
 
-from lyss.pipeline import score_metric
+from lyss.metrics.score import score_metric
 from lyss.scripting import logged
 
 with logged(snakemake.log[0]):

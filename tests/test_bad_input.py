@@ -23,13 +23,13 @@ import yaml
 from scratch_project import DATASET, ROOT, make_project, read_params, run_card, sh, write_params
 
 from lyss.config import check_params
-from lyss.corpus import load_corpus, load_dataset_card
 from lyss.errors import InputError
 from lyss.languages import load_card, load_cards
+from lyss.prep.corpus import load_corpus, load_dataset_card
 from lyss.translate import MethodContext, build_translator
-from lyss.validation.jury import read_grades
-from lyss.validation.labels import read_ratings
-from lyss.validation.tables import read_csv
+from lyss.validate.jury import read_grades
+from lyss.validate.labels import read_ratings
+from lyss.validate.tables import read_csv
 
 LANGUAGES = ROOT / "data/languages"
 GOOD_ENTRY = {"id": "a", "source": "Hello", "reference": "Hola"}

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import yaml
 
-from lyss.analyzers import AnalyzerUnavailable, load_analyzer
-from lyss.embedders import cosine_matrix, get_embedder
+from lyss.embed.embedders import cosine_matrix, get_embedder
 from lyss.languages import card_for
 from lyss.metrics import ScoringInput
+from lyss.metrics.analyzers import AnalyzerUnavailable, load_analyzer
 from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
 
 ENGLISH = {"code": "eng", "scripts": ["Latn"]}

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import yaml
 
-from lyss import caveats
-from lyss.caveats import entry_flags, gated_tier, score_caveats, skipped_caveats
-from lyss.embedders import Embeddings, get_embedder
+from lyss.aggregate import caveats
+from lyss.aggregate.caveats import entry_flags, gated_tier, score_caveats, skipped_caveats
+from lyss.embed.embedders import Embeddings, get_embedder
 
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
 DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]

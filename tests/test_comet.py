@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import yaml
 
-from lyss.confidence import corpus_statistic
-from lyss.metric_files import read_metric_result, write_metric_result
+from lyss.aggregate.confidence import corpus_statistic
 from lyss.metrics import ScoringInput
 from lyss.metrics import comet as comet_metric
 from lyss.metrics.comet import CometScore
+from lyss.metrics.files import read_metric_result, write_metric_result
 
 DEMO = [json.loads(line) for line in Path("data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
 # training pairs: short entries keep the sequences, and so the training time, small

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from lyss.composite import applied_weights, composite, cost_adjusted, quality_tier, select_profile
+from lyss.aggregate.composite import applied_weights, composite, cost_adjusted, quality_tier, select_profile
 
 PARAMS = yaml.safe_load(open("params.yaml"))
 # No params.yaml override: each metric's declared §4.2 normalisation applies (chrF++ ÷ 100, behavioural rates inverted).
@@ -104,7 +104,7 @@ def test_resamples_with_an_undefined_metric_renormalise_instead_of_vanishing():
 
 
 def test_coverage_bar():
-    from lyss.composite import coverage, coverage_reason
+    from lyss.aggregate.composite import coverage, coverage_reason
 
     settings = {"min_entries": 30, "min_coverage": 0.1}
     sparse = np.full(197, np.nan)
@@ -120,7 +120,7 @@ def test_coverage_bar():
 
 
 def test_weight_share_and_partial():
-    from lyss.composite import partial, weight_share
+    from lyss.aggregate.composite import partial, weight_share
 
     only_chrf = {"chrf_plus_plus": 57.3}
     assert weight_share(only_chrf, SPEC_B) == pytest.approx(0.25)

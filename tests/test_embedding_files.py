@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from lyss import embedders
-from lyss.caveats import score_caveats
-from lyss.embedding_files import embed_field
-from lyss.pipeline import prep_dataset, score_metric
+from lyss.aggregate.caveats import score_caveats
+from lyss.embed import embed_field, embedders
+from lyss.metrics.score import score_metric
+from lyss.prep import prep_dataset
 
 DEMO = Path("data/corpora/demo_eng_spa")
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]

@@ -33,8 +33,8 @@ from openai_server import Script, serve
 from scratch_project import DATASET, env, make_project, run_card, sh, without_timing
 
 from lyss.errors import InputError
-from lyss.metric_files import read_metric_result
-from lyss.pipeline import scoring_input
+from lyss.metrics.files import read_metric_result
+from lyss.metrics.score import scoring_input
 
 pytestmark = pytest.mark.slow
 
@@ -300,7 +300,7 @@ if _fault:
 
     _pq.write_table = write_table
     if _fault == "hang_after_write":  # the output is complete, but the job has not ended
-        import lyss.metric_files as _files
+        import lyss.metrics.files as _files
 
         _write_result = _files.write_metric_result
 

@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 from fst_build import build_hfstol
 
-from lyss import analyzers
-from lyss.analyzers import lemmas
 from lyss.errors import InputError
 from lyss.languages import card_for, load_card
-from lyss.metrics import ScoringInput
+from lyss.metrics import ScoringInput, analyzers
+from lyss.metrics.analyzers import lemmas
 from lyss.metrics.fst import FstAcceptance, MorphologicalAccuracy
 
 SPA_ANALYZER = "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"

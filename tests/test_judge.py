@@ -9,7 +9,7 @@ from openai_server import Script, serve
 from lyss.cli import main
 from lyss.errors import InputError
 from lyss.judge import Judge, judge_items
-from lyss.validation.probe import read_runs
+from lyss.validate.probe import read_runs
 
 KEY_ENV = "LYSS_TEST_JUDGE_KEY"
 

@@ -1,4 +1,4 @@
-"""results/leaderboard.html (src/lyss/leaderboard_html.py): content from hand-written cards, and the page
+"""results/leaderboard.html (src/lyss/report/page.py): content from hand-written cards, and the page
 loaded in headless Chromium: the table renders and clicking a header reorders the rows.
 
 The browser is driven with Selenium and Debian's chromedriver: Debian builds `chromium-driver` from the
@@ -12,7 +12,7 @@ import shutil
 import pytest
 from handmade_cards import make_card
 
-from lyss.leaderboard_html import coverage_warning, leaderboard_html
+from lyss.report.page import coverage_warning, leaderboard_html
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 CAVEAT = {"id": "source_copy", "share": 0.9, "threshold": 0.2, "entries": 9,

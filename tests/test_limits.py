@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from lyss.corpus import DEFAULT_LIMITS, load_corpus
 from lyss.errors import InputError
+from lyss.prep.corpus import DEFAULT_LIMITS, load_corpus
 
 
 def corpus(tmp_path, rows) -> str:

@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from lyss import metrics
-from lyss.confidence import confidence_intervals
+from lyss.aggregate.confidence import confidence_intervals
+from lyss.aggregate.runcard import build_run_card, validate_run_card
 from lyss.metrics import REGISTRY, ScoringInput, get_metric
 from lyss.report import leaderboard_markdown, summary
-from lyss.runcard import build_run_card, validate_run_card
 from lyss.significance import compare_methods
 from lyss.store import Store
 
@@ -80,7 +80,7 @@ def _results(predictions):
 
 
 def _card(results, name):
-    """The run card as rule `aggregate` writes it (lyss.pipeline): built, then given its intervals."""
+    """The run card as rule `aggregate` writes it (lyss.aggregate): built, then given its intervals."""
     composite = {**PARAMS["composite"], "min_entries": 1, "min_coverage": 0.0, "min_weight_share": 0.0}
     records = [{"id": e["id"], "prediction": p, "latency_s": 1.0} for e, p in zip(ENTRIES, SYSTEM_A, strict=True)]
     card = build_run_card(

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import sacrebleu
 
+from lyss.aggregate.oracle import deviation, failed_metrics, reference_check
 from lyss.metrics import MetricResult, ScoringInput, get_metric
-from lyss.oracle import deviation, failed_metrics, reference_check
 from lyss.translate import MethodContext, build_translator
 
 ENTRIES = [{"id": "1", "source": "Good night.", "reference": "Buenas noches."},

@@ -1,4 +1,4 @@
-"""Plot data and figures (src/lyss/plots.py) from hand-written cards, and `dvc plots show` on the plots
+"""Plot data and figures (src/lyss/report/plots.py) from hand-written cards, and `dvc plots show` on the plots
 declared in the project's dvc.yaml."""
 
 import json
@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from handmade_cards import make_card
 
-from lyss.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots
+from lyss.report.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lyss.corpus import load_corpus
 from lyss.errors import InputError
-from lyss.validation.jury import read_grades
-from lyss.validation.labels import read_ratings
-from lyss.validation.tables import read_csv
+from lyss.prep.corpus import load_corpus
+from lyss.validate.jury import read_grades
+from lyss.validate.labels import read_ratings
+from lyss.validate.tables import read_csv
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -172,7 +172,8 @@ def test_ratings_loader_on_awkward_encodings(data):
 def test_blockwise_retrieval_equals_the_full_similarity_matrix(n, dim, block_cells, seed, data):
     """`retrieval_misses` works through blocks of outputs (memory linear in the corpus); any block size
     gives the flags of the full n × n cosine matrix."""
-    from lyss import caveats, embedders
+    from lyss.aggregate import caveats
+    from lyss.embed import embedders
 
     rng = np.random.default_rng(seed)
     sources = rng.normal(size=(n, dim))

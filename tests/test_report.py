@@ -1,4 +1,4 @@
-"""Rule `report` (src/lyss/report.py): every output from hand-written cards, the database keeping history
+"""Rule `report` (src/lyss/report/__init__.py): every output from hand-written cards, the database keeping history
 across runs, and the workflow/DVC declarations of those outputs."""
 
 import json

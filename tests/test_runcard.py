@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
+from lyss.aggregate.runcard import build_run_card, validate_run_card
 from lyss.metrics import ScoringInput, get_metric
-from lyss.runcard import build_run_card, validate_run_card
 
 PARAMS = yaml.safe_load(open("params.yaml"))
 # A four-entry toy corpus: the coverage and partial-composite bars are off here; tests below set them.
@@ -168,7 +168,7 @@ def test_uniform_batch_latency_has_no_median_or_p95():
 
 
 def test_a_rate_needs_measurable_wall_time():
-    from lyss.runcard import speed_scores
+    from lyss.aggregate.runcard import speed_scores
 
     scores, reasons = speed_scores(RECORDS, 0.002, 54)
     assert scores["entries_per_minute"] is None and scores["tokens_per_second"] is None

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lyss import embedders
+from lyss.embed import embedders
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.metrics.semantic import SemanticScore
 

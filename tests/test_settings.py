@@ -16,9 +16,10 @@ from sacrebleu.metrics.bleu import _TOKENIZERS
 from lyss.cli import main
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY
-from lyss.settings import Settings, command_options, load_settings, params_schema, validate_params
+from lyss.settings import Settings, load_settings, params_schema, validate_params
 from lyss.translate import METHOD_KINDS
 from lyss.translate.hooks import HOOKS
+from lyss.validate.steps import step_options
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "conf/params.yaml"
@@ -195,7 +196,7 @@ ISSUE_CASES = {
     "validation option misspelled": (
         bad("validation.labels.args.resample", 10),
         f"{SOURCE}: field 'validation.labels.args.resample': `lyss labels` has no option --resample (did you mean "
-        f"'resamples'?); known: {', '.join(sorted(command_options('labels')))}"),
+        f"'resamples'?); known: {', '.join(sorted(step_options('labels')))}"),
     "tier share above 1": (lambda p: p["tiers"][0].update(min=85),
                            f"{SOURCE}: field 'tiers[0].min': must be ≤ 1, got 85"),
     "entry limit 0": (bad("limits", {"max_entry_chars": 0}),

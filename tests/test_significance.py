@@ -11,8 +11,8 @@ from sacrebleu.significance import PairedTest
 from scipy.stats import binomtest
 
 from lyss.errors import InputError
-from lyss.metric_files import write_metric_result
 from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.files import write_metric_result
 from lyss.metrics.surface import Bleu, ChrFPlusPlus, ExactMatch
 from lyss.significance import best_cluster, compare_methods, dataset_significance, load_method_results
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from lyss.corpus import load_corpus
 from lyss.metrics import ScoringInput, get_metric
+from lyss.prep.corpus import load_corpus
 
 
 def scoring_input(hyps, refs, **kw):

@@ -2,7 +2,7 @@
 
 import json
 
-from lyss.validation_status import load_evidence, tier_status, validation_status
+from lyss.aggregate.validation_status import load_evidence, tier_status, validation_status
 
 
 def write_evidence(folder, pair, metrics):

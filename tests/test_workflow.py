@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lyss.runcard import validate_run_card
+from lyss.aggregate.runcard import validate_run_card
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "params.yaml", "dvc.yaml", "data/languages",

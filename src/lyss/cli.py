@@ -1,4 +1,5 @@
-"""The `lyss` command. Each subcommand lives in `lyss.commands.<name>` and registers itself here.
+"""The `lyss` command. Each subcommand lives in `lyss.commands.<name>` and registers itself here; the
+validation parts that rule `validate` also runs live in the library, in `lyss.validate.steps.<name>`.
 
 Only the subcommand that runs is imported: the others' libraries (pandas, scipy, sacrebleu, models) cost
 seconds to import, so `lyss --help` lists them by the one-line help below without importing them.
@@ -26,6 +27,14 @@ COMMAND_MODULES = {
 }
 
 
+# Subcommands whose parser and `run` are library code (lyss.validate.steps): the workflow runs them too.
+LIBRARY_COMMANDS = frozenset({"labels", "correlate", "jury", "probe"})
+
+
+def _command_module(name: str) -> str:
+    return f"lyss.validate.steps.{name}" if name in LIBRARY_COMMANDS else f"lyss.commands.{name}"
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser with the chosen subcommand (the first argument naming one) fully registered and the
     others as one-line stubs."""
@@ -36,7 +45,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name, help_ in COMMAND_MODULES.items():
         if name == chosen:
-            importlib.import_module(f"lyss.commands.{name}").register(subparsers)
+            importlib.import_module(_command_module(name)).register(subparsers)
         else:
             subparsers.add_parser(name, help=help_)
     return parser

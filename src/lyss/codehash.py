@@ -17,7 +17,8 @@ What counts as reached, read with `ast` (nothing is imported):
 Metric plugins are the exception that keeps an edit precise: the registry (lyss/metrics/__init__.py) imports
 every metric module, yet a job scoring `bleu` runs only surface.py. So the registry's own edges to metric
 modules are followed only for the metrics a job scores (`metrics=`); a metric module imported from
-anywhere else (corpus.py uses fst.py to check morphology annotations) counts for everyone.
+anywhere else (a language card's plugin, lyss.eval_standards.crk.metrics, imports equivalence.py) counts
+for every job that reaches the importer.
 """
 
 import ast
@@ -30,7 +31,7 @@ import yaml
 SRC = Path(__file__).resolve().parents[1]  # the folder holding the `lyss` package
 PACKAGE = "lyss"
 REGISTRY_MODULE = "lyss.metrics"
-# Scripts whose output records lyss.fingerprint.code_version, a hash of every module of the package (the run
+# Scripts whose output records lyss.aggregate.fingerprint.code_version, a hash of every module of the package (the run
 # card): any edit anywhere changes what they write, so they depend on the whole package.
 WHOLE_PACKAGE_SCRIPTS = frozenset({"aggregate.py"})
 DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv")
@@ -82,7 +83,7 @@ def _package_of(node, current: str, is_package: bool) -> str | None:
 def _data_files(package: str, parts=None) -> set[Path]:
     """`resources.files(package).joinpath(*parts)`: that file when every part is a constant, else every data
     file in the package's tree (the file is chosen at run time)."""
-    if package == PACKAGE:  # lyss.fingerprint reads the package's own sources: see package_hash
+    if package == PACKAGE:  # lyss.aggregate.fingerprint reads the package's own sources: see package_hash
         return set()
     folder = SRC.joinpath(*package.split("."))
     if parts is not None:
@@ -237,7 +238,7 @@ def score_hash(script, metric: str, card_paths=()) -> str:
 
 
 def package_files() -> list[Path]:
-    """Every Python and data file of the package (lyss.fingerprint.code_version hashes the Python ones)."""
+    """Every Python and data file of the package (lyss.aggregate.fingerprint.code_version hashes the Python ones)."""
     root = SRC / PACKAGE
     return sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".py" or p.suffix in DATA_SUFFIXES)
                   and "__pycache__" not in p.parts and is_code(p))

@@ -15,8 +15,8 @@ def _require(condition: bool, source: str, key: str, problem: str) -> None:
 
 def check_params(config: dict, source: str = "params.yaml") -> list[str]:
     """Raise InputError naming the first bad key or missing file; return warnings (spec §4.4 sums)."""
-    from lyss.corpus import load_dataset_card
     from lyss.languages import load_cards
+    from lyss.prep.corpus import load_dataset_card
 
     warnings = validate_params(config, source)
     language_cards = load_cards(config.get("languages_dir", "data/languages"))

@@ -22,6 +22,7 @@ import jsonschema
 import yaml
 
 from lyss.errors import InputError
+from lyss.validate.steps import step_options
 
 # spec §4.4: "each weight table sums to 1.00"; the composite renormalises anyway, so other sums only warn.
 WEIGHT_SUM_TOLERANCE = 0.005
@@ -200,27 +201,13 @@ def _check_meaning(config: dict, source: str) -> list[str]:
             warnings.append(f"{source}: field 'methods.{name}.paths.{dataset}': no dataset {dataset!r} under "
                             "datasets; its file is not used")
     for part, settings in config.get("validation", {}).items():
-        known = command_options(part)
+        known = step_options(part)
         for option in settings.get("args", {}):
             if option not in known:
                 raise InputError(source, f"`lyss {part}` has no option --{option.replace('_', '-')}"
                                  f"{_suggest(option, known)}; known: {', '.join(sorted(known))}",
                                  field=f"validation.{part}.args.{option}")
     return warnings
-
-
-@functools.cache
-def command_options(command: str) -> frozenset[str]:
-    """The optional arguments of `lyss <command>` as params.yaml spells them (dest names), minus --out,
-    which the workflow sets."""
-    import argparse
-
-    from lyss.cli import build_parser
-
-    # The CLI registers only the subcommand it is asked for in full (fast `lyss --help`): ask for this one.
-    subparsers = next(a for a in build_parser([command])._actions if isinstance(a, argparse._SubParsersAction))
-    parser = subparsers.choices[command]
-    return frozenset(a.dest for a in parser._actions if a.option_strings and a.dest not in ("help", "out"))
 
 
 def read_params_file(path) -> dict:

@@ -31,11 +31,11 @@ from urllib.parse import unquote
 import jsonschema
 import numpy as np
 
+from lyss.aggregate.runcard import validate_run_card
 from lyss.errors import InputError
 from lyss.io import read_json
 from lyss.metrics import db_columns
 from lyss.migrations import Migration, all_migrations
-from lyss.runcard import validate_run_card
 
 DEFAULT_SQLITE = "results/lyss.sqlite"
 ENV_VAR = "LYSS_DATABASE_URL"

@@ -7,6 +7,9 @@ is, or their numbers cannot be compared. A word is a run of letters (Unicode L*/
 `{placeholders}`, URLs and e-mail addresses are not words of any language, so they are dropped before
 anything is counted. A digit that an orthography uses as a letter (the glottal stop "7" in
 Sḵwx̱wú7mesh) is declared in `extra_letters`.
+
+The sentence split and the "has letters or digits" test live here too: the embedding stage (lyss.embed)
+and the metrics must cut and skip the same texts, and neither should import the other for it.
 """
 
 import functools
@@ -20,6 +23,8 @@ NON_LINGUISTIC = regex.compile(r"\{[^{}\s]*\}|\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\
                                regex.IGNORECASE)
 _LETTER = regex.compile(r"\p{L}")
 _DIGIT = regex.compile(r"\p{N}")
+SENTENCE_END = regex.compile(r"(?<=[.!?…。！？])\s+|\n+")
+CONTENT = regex.compile(r"[\p{L}\p{N}]")
 
 
 @functools.lru_cache(maxsize=64)
@@ -43,3 +48,12 @@ def words(text: str, card: dict) -> list[str]:
     cleaned = NON_LINGUISTIC.sub(" ", unicodedata.normalize("NFC", text))
     return [t for t in _token_pattern(joiners, extra).findall(cleaned)
             if _LETTER.search(t) and not any(_DIGIT.match(c) and c not in extra for c in t)]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences split after . ! ? … (and CJK stops) followed by space, and at line breaks."""
+    return [s for s in SENTENCE_END.split(text.strip()) if s.strip()] if text else []
+
+
+def has_content(text: str | None) -> bool:
+    return bool(text) and CONTENT.search(text) is not None

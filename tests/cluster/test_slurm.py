@@ -20,7 +20,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch_project import DATASET, ROOT, make_project, run_card, sh, without_timing  # noqa: E402
 
-from lyss.metric_files import read_metric_result  # noqa: E402
+from lyss.metrics.files import read_metric_result  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""lyss.validation.stats / correlate and `lyss correlate`: scipy equality, hand-computed pairwise
+"""lyss.validate.stats / correlate and `lyss correlate`: scipy equality, hand-computed pairwise
 accuracy with tie calibration, bootstrap coverage, permutation test behaviour."""
 
 import csv
@@ -11,14 +11,14 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lyss.cli import main
 from lyss.stats import count_matrix, percentile_interval
-from lyss.validation.correlate import (
+from lyss.validate.correlate import (
     CorrelationOptions,
     ScoreData,
     SegmentLevel,
     SystemLevel,
     significance_table,
 )
-from lyss.validation.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
+from lyss.validate.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
 
@@ -252,7 +252,7 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
 
 
 def test_lean_kendall_equals_scipy_with_ties():
-    from lyss.validation.stats import kendall_tau_b
+    from lyss.validate.stats import kendall_tau_b
 
     rng = np.random.default_rng(21)
     human = rng.integers(0, 4, size=(3, 7, 9)).astype(float)  # many ties on both sides
@@ -276,14 +276,14 @@ def test_swap_mask_matrix_is_the_swap_masks_stream():
 
 
 def test_csv_values_keep_full_precision():
-    from lyss.validation.tables import format_value
+    from lyss.validate.tables import format_value
 
     assert float(format_value(0.1234567890123)) == 0.1234567890123
     assert format_value(float("nan")) == "" and format_value(None) == ""
 
 
 def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
-    from lyss.validation.stats import sorted_kendall_accuracy
+    from lyss.validate.stats import sorted_kendall_accuracy
 
     rng = np.random.default_rng(4)
     human = rng.integers(0, 5, 300).astype(float)
@@ -296,7 +296,7 @@ def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
 
 
 def test_large_flat_segment_level_sorts_and_matches_scipy_on_resamples():
-    from lyss.validation.correlate import SORTING_ABOVE_ROWS
+    from lyss.validate.correlate import SORTING_ABOVE_ROWS
 
     n = SORTING_ABOVE_ROWS + 100
     human, metric, _ = _random_case(seed=9, n=n)

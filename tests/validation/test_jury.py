@@ -12,11 +12,11 @@ from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
 
 from lyss.cli import main
-from lyss.validation.aggregate import aggregate, to_grade
-from lyss.validation.agreement import grade_agreement, per_grade_exact, quadratic_weighted_kappa
-from lyss.validation.anchors import anchor_table, pull
-from lyss.validation.calibration import leave_one_corpus_out, quantile_map
-from lyss.validation.jury import (
+from lyss.validate.aggregate import aggregate, to_grade
+from lyss.validate.agreement import grade_agreement, per_grade_exact, quadratic_weighted_kappa
+from lyss.validate.anchors import anchor_table, pull
+from lyss.validate.calibration import leave_one_corpus_out, quantile_map
+from lyss.validate.jury import (
     GradesData,
     JuryOptions,
     before_after_table,

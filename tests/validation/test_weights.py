@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr
 
 from lyss.commands.weights import rounded_profile
-from lyss.validation.weights import (
+from lyss.validate.weights import (
     RatedRows,
     cross_validate,
     fit_weights,
@@ -95,8 +95,8 @@ def test_cli_fits_from_pipeline_files_and_writes_a_selectable_profile(tmp_path, 
     import yaml
 
     from lyss.cli import main
-    from lyss.metric_files import write_metric_result
     from lyss.metrics.base import MetricResult
+    from lyss.metrics.files import write_metric_result
 
     root = Path(__file__).resolve().parents[2]
     rows = _rows(seed=7, systems=6, items=30)

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from lyss.aggregate.composite import select_profile
 from lyss.commands.score import (
     add_common_arguments,
     language_cards,
@@ -21,11 +22,10 @@ from lyss.commands.score import (
     score_metrics,
     scoring_input,
 )
-from lyss.composite import select_profile
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
-from lyss.validation.options import positive_int
+from lyss.validate.options import positive_int
 
 JSON_KEYS = ("system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value", "p_holm")
 

@@ -5,7 +5,7 @@ fields (id, grade, probabilities, answer, error). An entry without a translation
 translation failed, is an error row and costs no request.
 
 With `--condition NAME --run-id N` the output is instead the RUNS.jsonl format read by `lyss probe`
-(`lyss.validation.probe`): per judged entry `{"run", "condition", "item", "gold", "probs",
+(`lyss.validate.probe`): per judged entry `{"run", "condition", "item", "gold", "probs",
 "options"}`, where `probs` is keyed by the answer token shown to the judge (A–E under
 `--render letters`), `options` maps each shown token to its rubric grade, and `gold` is the entry's
 human grade (corpus field `--gold-field`, default `human_score`, an integer on the rubric). The probe
@@ -17,11 +17,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from lyss.corpus import load_corpus
 from lyss.errors import InputError
 from lyss.io import iter_jsonl, write_jsonl_atomic
 from lyss.judge import RENDERINGS, Judge
-from lyss.validation.options import non_negative, positive_int, usage_error
+from lyss.prep.corpus import load_corpus
+from lyss.validate.options import non_negative, positive_int, usage_error
 
 
 def register(subparsers) -> None:

@@ -12,15 +12,15 @@ import json
 import sys
 from pathlib import Path
 
-from lyss.caveats import skipped_caveats
-from lyss.composite import applied_weights, select_profile, weight_share
-from lyss.embedders import Embeddings
+from lyss.aggregate.caveats import skipped_caveats
+from lyss.aggregate.composite import applied_weights, select_profile, weight_share
+from lyss.aggregate.runcard import apply_caveats, build_scores
+from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_for, card_provenance, provenance_warning
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
-from lyss.runcard import apply_caveats, build_scores
 from lyss.settings import read_params_file, validate_params
-from lyss.validation.options import positive_int
+from lyss.validate.options import positive_int
 
 
 def read_segments(path: Path) -> list[str]:
@@ -142,8 +142,8 @@ def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights
     """The reference scored as if it were the hypothesis (docs/oracle.md): its composite and tier, the
     reference check of every metric (a failing one is not valid on these files), and the caveat flags
     of the references (an output is flagged only where its reference is not)."""
-    from lyss.caveats import entry_flags
-    from lyss.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
+    from lyss.aggregate.caveats import entry_flags
+    from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
 
     oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
     results = score_metrics(oracle, metrics)
@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
                                        data.embeddings, reference_flags=oracle["flags"])
     warnings = card_warnings(args.lang_pair.split("-"), [data.source_card, data.target_card])
     if args.ci:
-        from lyss.confidence import confidence_intervals
+        from lyss.aggregate.confidence import confidence_intervals
 
         stats = settings["stats"]
         intervals = confidence_intervals(

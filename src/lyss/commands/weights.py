@@ -14,16 +14,16 @@ import numpy as np
 import yaml
 
 from lyss.config import check_params
-from lyss.corpus import load_corpus
 from lyss.errors import InputError
 from lyss.io import write_json_atomic, write_text_atomic
 from lyss.languages import load_cards
-from lyss.pipeline import dataset_language_pair
-from lyss.validation.composite_entries import profile_weights
-from lyss.validation.dataset import human_methods, join_human_scores
-from lyss.validation.options import positive_int
-from lyss.validation.tables import write_csv
-from lyss.validation.weights import BASELINE_METRIC, cross_validate, fit_weights, rated_rows
+from lyss.prep import dataset_language_pair
+from lyss.prep.corpus import load_corpus
+from lyss.validate.composite_entries import profile_weights
+from lyss.validate.dataset import human_methods, join_human_scores
+from lyss.validate.options import positive_int
+from lyss.validate.tables import write_csv
+from lyss.validate.weights import BASELINE_METRIC, cross_validate, fit_weights, rated_rows
 
 CONTENDERS = ("spec_composite", "fitted_composite", BASELINE_METRIC)
 

@@ -23,7 +23,7 @@ class ScoringInput:
     source_card: dict = field(default_factory=dict)
     target_card: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
-    # Sentence vectors shared by the embedding metrics (lyss.embedders.Embeddings): the cached files of rule
+    # Sentence vectors shared by the embedding metrics (lyss.embed.embedders.Embeddings): the cached files of rule
     # `embed` in the pipeline, one in-memory table in `lyss score`; None = the metric embeds for itself.
     embeddings: object | None = None
 
@@ -124,7 +124,7 @@ DECLARATION_DEFAULTS = {
     # params.yaml `metric_options.<id>`: option → JSON Schema (refs into params.schema.json's $defs); exactly
     # the options the module reads from ScoringInput.options.
     "options_schema": {},
-    # Reads sentence vectors (lyss.embedders), which the pipeline computes once per dataset (rule `embed`).
+    # Reads sentence vectors (lyss.embed.embedders), which the pipeline computes once per dataset (rule `embed`).
     "needs_embeddings": False,
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,

@@ -14,16 +14,14 @@ import numpy as np
 import pycountry
 import regex
 
-from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
-from lyss.embedders import cosine_matrix, embedder_for
+from lyss.embed.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
+from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
-from lyss.metrics.semantic import has_content
-from lyss.text import NON_LINGUISTIC, words
+from lyss.text import NON_LINGUISTIC, has_content, sentences, words
 from lyss.translate.hooks import PLACEHOLDER
 
-SENTENCE_END = regex.compile(r"(?<=[.!?…。！？])\s+|\n+")
 # After these a capital letter starts a quotation or a clause, not a name.
 CLAUSE_START = regex.compile(r"[:\"“”„«»‹›「」『』]")
 URL = regex.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+|\S+@\S+\.\w+", regex.IGNORECASE)
@@ -42,11 +40,6 @@ MIN_ZIPF_MARGIN = 1.0
 # (median 0.80); at 0.83, 0.4% of true sentences and 88% of unrelated ones fall below. The two ranges
 # overlap, so short idiomatic sentences can be flagged; other embedders need their own value.
 MIN_ALIGNMENT_COSINE = 0.83
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences split after . ! ? … (and CJK stops) followed by space, and at line breaks."""
-    return [s for s in SENTENCE_END.split(text.strip()) if s.strip()] if text else []
 
 
 def name_like(word: str, sentence_initial: bool) -> bool:
@@ -268,7 +261,7 @@ class HallucinationRate:
     normalisation = "invert"
     corpus_rows = "stats"
     db_column = "hallucination_rate"
-    needs_embeddings = True  # reads sentence vectors (lyss.embedders)
+    needs_embeddings = True  # reads sentence vectors (lyss.embed.embedders)
     direction = "lower"
     ideal = 0.0
 

@@ -24,10 +24,8 @@ import numpy as np
 import regex
 
 from lyss.metrics.base import MetricResult, ScoringInput
-from lyss.metrics.behavioural import sentences
 from lyss.metrics.rates import rate_result
-from lyss.metrics.semantic import has_content
-from lyss.text import NON_LINGUISTIC, words
+from lyss.text import NON_LINGUISTIC, has_content, sentences, words
 from lyss.translate.hooks import (
     DOUBLE_QUOTES,
     PLACEHOLDER,

@@ -6,17 +6,18 @@ of the prediction carries. Both are rates over words/annotations, so the corpus 
 total (per-entry sufficient statistics `[hits, total]` let the bootstrap resample entries).
 
 Words come from `lyss.text.words` (numbers, punctuation, placeholders and URLs are not words); every
-distinct word of the corpus is looked up in one batch (see `lyss.analyzers`).
+distinct word of the corpus is looked up in one batch (see `lyss.metrics.analyzers`).
 """
 
 from collections import Counter
 
 import numpy as np
 
-from lyss.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.errors import InputError
+from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import COUNT, MetricResult, ScoringInput
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
+from lyss.prep.corpus import morphology_problem
 from lyss.text import words
 
 CASE_NOTE = ("a word is looked up as written, then in lower case, then (all-caps words) capitalised; "
@@ -72,19 +73,6 @@ class FstAcceptance:
             "most_frequent_rejected": most_frequent(rejected, REJECTED_SHOWN),
         }
         return rate_result(self.id, hits, totals, counts={"fst_accepted": int(hits.sum())}, details=details)
-
-
-def morphology_problem(annotations) -> str | None:
-    """Why a `morphology` field is malformed, or None. Format: a list of {"analysis": str, "form"?: str};
-    each item asks that some word of the prediction (the word `form`, when given) has that analysis."""
-    if not isinstance(annotations, list):
-        return "expected a list of {analysis, form?} objects"
-    for item in annotations:
-        if not isinstance(item, dict) or not isinstance(item.get("analysis"), str) or not item["analysis"]:
-            return "each item needs a non-empty string 'analysis'"
-        if set(item) - {"analysis", "form"} or not isinstance(item.get("form", ""), str):
-            return "items may only have 'analysis' and an optional string 'form'"
-    return None
 
 
 class MorphologicalAccuracy:

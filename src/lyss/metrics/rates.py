@@ -2,7 +2,7 @@
 
 A rate over words weights each entry by its number of words, so the corpus value is a ratio of sums,
 not a mean of per-entry ratios; the per-entry rows `[hits, total]` let the bootstrap resample entries
-and recompute exactly that ratio (`lyss.confidence`).
+and recompute exactly that ratio (`lyss.aggregate.confidence`).
 """
 
 import numpy as np

@@ -24,16 +24,10 @@ scored by that plugin instead; this class is only the universal default in the r
 """
 
 import numpy as np
-import regex
 
-from lyss.embedders import embedder_for, paired_cosine, unit_rows
+from lyss.embed.embedders import embedder_for, paired_cosine, unit_rows
 from lyss.metrics.base import MetricResult, ScoringInput
-
-CONTENT = regex.compile(r"[\p{L}\p{N}]")
-
-
-def has_content(text: str | None) -> bool:
-    return bool(text) and CONTENT.search(text) is not None
+from lyss.text import has_content
 
 
 def chance_cosine(predictions: np.ndarray, references: np.ndarray) -> float | None:
@@ -59,7 +53,7 @@ class SemanticScore:
     card_position = 10
     maximum = None
     db_column = "semantic_score"
-    needs_embeddings = True  # reads sentence vectors (lyss.embedders)
+    needs_embeddings = True  # reads sentence vectors (lyss.embed.embedders)
     direction = "higher"
     ideal = 1.0
 

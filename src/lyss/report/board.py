@@ -1,0 +1,75 @@
+"""What every leaderboard shows, whatever its format (Markdown in lyss.report, the HTML page in
+lyss.report.page, the plots in lyss.report.plots): the ranking, the ★/≈ marks, tier labels and the notes under
+each dataset's table. Its own module so that the writers share it without importing each other."""
+
+# §1.6 statuses, strongest first (lyss.aggregate.validation_status).
+STATUS_ORDER = ("validated", "evidence", "unvalidated", "invalid here")
+
+
+def is_oracle(card: dict) -> bool:
+    """The reference scored as a method (docs/oracle.md): shown for scale, never ranked among systems."""
+    return card["method"].get("kind") == "reference"
+
+
+def ranked(cards: list[dict]) -> list[dict]:
+    """Highest composite first; unscored runs last; the reference oracle after every system."""
+    return sorted(cards, key=lambda c: (is_oracle(c), c["scores"]["composite"] is None,
+                                        -(c["scores"]["composite"] or 0)))
+
+
+def can_be_best(card: dict) -> bool:
+    """★ goes only to a system with a full, ungated tier: not the reference, not a run kept at baseline
+    by its caveats, not a partial or unscored composite."""
+    return (not is_oracle(card) and not (card.get("tier_gate") or {}).get("applied")
+            and card["scores"].get("quality_tier") not in ("partial", "unscored"))
+
+
+def best_marks(group: list[dict], sig: dict) -> dict[str, tuple[str, str]]:
+    """Method → (mark, tooltip): ★ on the highest composite among the runs that can be best, ≈ on the
+    systems whose paired test against it (composite, Holm-corrected) is not significant. No marks
+    without a significance file."""
+    candidates = [c for c in ranked(group) if can_be_best(c)]
+    if not sig or not candidates:
+        return {}
+    best = candidates[0]["method"]["name"]
+    marks = {best: ("★", "best composite among the systems with a full, ungated tier")}
+    for card in group:
+        name = card["method"]["name"]
+        row = next((r for r in sig.get("comparisons", []) if r.get("metric") == "composite"
+                    and {r.get("baseline"), r.get("system")} == {best, name}), None)
+        if name == best or is_oracle(card) or row is None or row.get("significant"):
+            continue
+        p_value = row.get("p_bs_holm")
+        detail = "" if p_value is None else f" (Holm-adjusted paired bootstrap p = {p_value:.3g})"
+        marks[name] = ("≈", f"not significantly different from {best}{detail}")
+    return marks
+
+
+def tier_label(card: dict) -> str:
+    """The tier, with "provisional" unless the composite is validated on the language pair (§1.6)."""
+    tier = card["scores"].get("quality_tier") or "unscored"
+    provisional = card.get("tier_status", "provisional") == "provisional" and tier not in ("unscored", "partial")
+    return f"{tier} (provisional)" if provisional else tier
+
+
+def dataset_notes(group: list[dict]) -> list[str]:
+    """Per dataset: the metrics that fail their reference check, and the §1.6 validation status of each
+    metric (both the same in every card of the dataset)."""
+    card = next((c for c in group if is_oracle(c)), group[0])
+    notes = []
+    languages = card.get("language_cards") or {}
+    if languages:
+        notes.append("Language cards: " + ", ".join(f"{code} ({where['card']})" for code, where in languages.items()))
+    failed = {m: c["reference_value"] for m, c in (card.get("reference_check") or {}).items() if c["passed"] is False}
+    if failed:
+        notes.append("Not valid on this dataset (fail their reference check, null in every card): "
+                     + ", ".join(f"{m} (reference scores {v:g})" for m, v in sorted(failed.items())))
+    status = card.get("validation_status") or {}
+    if status:
+        grouped: dict[str, list[str]] = {}
+        for metric, value in sorted(status.items()):
+            grouped.setdefault(value, []).append(metric)
+        notes.append("Validation status (§1.6) on " + card["dataset"]["language_pair"] + ": "
+                     + "; ".join(f"{value}: {', '.join(grouped[value])}" for value in STATUS_ORDER
+                                 if value in grouped))
+    return notes

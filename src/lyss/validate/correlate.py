@@ -1,0 +1,298 @@
+"""Agreement between automatic metrics and human scores, with bootstrap intervals and paired tests.
+
+Two levels, as in the WMT metrics tasks: segment level (every scored (system, item) row, or the
+per-item average with grouping) and system level (one mean per system). Intervals resample items
+(rows when there is no item column), so all systems of an item stay together; the significance test
+is the paired permutation test PERM-BOTH of Deutsch et al. (2021) as used in WMT: z-score both
+metrics, swap their scores on a random half of the rows, and see how often the swapped difference
+is at least as large as the observed one.
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from lyss.errors import InputError
+from lyss.stats import (
+    chunk_slices,
+    count_matrix,
+    one_sided_p_values,
+    percentile_interval,
+    rows_per_chunk,
+    swap_mask_matrix,
+)
+from lyss.validate.stats import (
+    kendall_tau_b,
+    nan_weighted_mean,
+    pair_statistics,
+    sorted_kendall_accuracy,
+    weighted_pearson,
+    weighted_spearman,
+)
+from lyss.validate.tables import CsvTable, check_unique
+
+STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
+# Above this many rows in one flat (ungrouped) segment level, rank statistics are computed by sorting.
+SORTING_ABOVE_ROWS = 1500
+CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
+    f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
+]
+SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
+
+
+@dataclass
+class ScoreData:
+    path: str
+    human: np.ndarray
+    metrics: dict[str, np.ndarray]
+    systems: list[str] | None
+    items: list[str] | None
+    item_col: str | None
+
+
+@dataclass(frozen=True)
+class CorrelationOptions:
+    group_by_item: bool = False
+    calibrate_ties: bool = True
+    resamples: int = 1000
+    permutations: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+    # The statistics to compute; leaving out pairwise_accuracy spares the tie-calibration sort, the
+    # costliest step when the metric values change with every permutation.
+    statistics: tuple[str, ...] = STATISTICS
+
+
+def read_scores(
+    table: CsvTable, human_col: str, metric_cols: list[str], system_col: str | None, item_col: str | None
+) -> ScoreData:
+    """One row per scored translation; a (system, item) pair may occur only once."""
+    table.require(human_col, *metric_cols, *(c for c in (system_col, item_col) if c))
+    human = table.numbers(human_col)
+    metrics = {name: table.numbers(name) for name in metric_cols}
+    systems = table.strings(system_col) if system_col else None
+    items = table.strings(item_col) if item_col else None
+    if systems and items:
+        check_unique(table, zip(systems, items, strict=True), item_col,
+                     lambda key: f"system '{key[0]}' scored item '{key[1]}'")
+    return ScoreData(table.path, human, metrics, systems, items, item_col)
+
+
+def _statistics(human, metric, weights, group_weights, calibrate_ties, wanted) -> dict[str, np.ndarray]:
+    """The `wanted` statistics for grids (..., G, s); per-group values are averaged over groups."""
+    out = {}
+    if "pairwise_accuracy" not in wanted and "kendall" in wanted and weights is None:
+        out["kendall"] = nan_weighted_mean(kendall_tau_b(human, metric), group_weights)
+    elif "kendall" in wanted or "pairwise_accuracy" in wanted:
+        # τ does not depend on tie calibration; only the accuracy needs the (costly) epsilon search.
+        calibrate = calibrate_ties and "pairwise_accuracy" in wanted
+        tau, accuracy, _ = pair_statistics(human, metric, weights, group_weights, calibrate)
+        out["kendall"], out["pairwise_accuracy"] = nan_weighted_mean(tau, group_weights), accuracy
+    if "pearson" in wanted:
+        out["pearson"] = nan_weighted_mean(weighted_pearson(human, metric, weights), group_weights)
+    if "spearman" in wanted:
+        out["spearman"] = nan_weighted_mean(weighted_spearman(human, metric, weights), group_weights)
+    return {name: out[name] for name in wanted}
+
+
+def _unit_index(labels: list[str] | None, n: int) -> tuple[np.ndarray, int]:
+    """Resampling unit of each row: its item when items are known, else the row itself."""
+    if labels is None:
+        return np.arange(n), n
+    _, index = np.unique(np.asarray(labels), return_inverse=True)
+    return index, int(index.max()) + 1
+
+
+class SegmentLevel:
+    """Segment level over all rows (one group), or per item and averaged (`group_by_item`)."""
+
+    name = "segment"
+
+    def __init__(self, data: ScoreData, options: CorrelationOptions):
+        self.calibrate = options.calibrate_ties
+        self.grouped = options.group_by_item
+        self.wanted = options.statistics
+        n = len(data.human)
+        if self.grouped:
+            if data.items is None:
+                raise ValueError("grouping by item needs an item column")
+            self.grid = _item_grid(data)
+            self.units = len(self.grid)
+            self.human = data.human[self.grid]
+        else:
+            self.unit_of_row, self.units = _unit_index(data.items, n)
+            self.human = data.human[None, :]
+        self.size = n
+        # One flat list of many rows: n² pairs per resample is too many, so Kendall and accuracy come
+        # from sorting, and accuracy is not tie-calibrated (its epsilon search needs every pair's gap).
+        self.by_sorting = not self.grouped and n > SORTING_ABOVE_ROWS
+        if self.by_sorting:
+            self.calibrate = False
+
+    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Statistics for each row of `metric` (B, n) or for each resample in `counts` (B, units)."""
+        metric = np.atleast_2d(metric)
+        if self.by_sorting:
+            return self._evaluate_by_sorting(metric, counts)
+        batch = max(len(metric), 0 if counts is None else len(counts))
+        # numbers per resample: pairs plus observations, per group
+        s = self.grid.shape[1] if self.grouped else self.size
+        width = (len(self.grid) if self.grouped else 1) * (s * (s - 1) // 2 + s)
+        parts = []
+        for part in chunk_slices(batch, rows_per_chunk(width, budget=2_000_000)):
+            m = metric[part] if len(metric) > 1 else metric
+            c = None if counts is None else counts[part]
+            if self.grouped:
+                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate, self.wanted))
+            else:
+                w = None if c is None else c[:, None, self.unit_of_row]
+                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate, self.wanted))
+        return _join(parts)
+
+
+    def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None) -> dict[str, np.ndarray]:
+        batch = max(len(metric), 0 if counts is None else len(counts))
+        rank_stats = [s for s in self.wanted if s in ("kendall", "pairwise_accuracy")]
+        moment_stats = tuple(s for s in self.wanted if s in ("pearson", "spearman"))
+        out = {name: np.empty(batch) for name in rank_stats}
+        parts = []
+        for part in chunk_slices(batch, rows_per_chunk(self.size)):
+            m = metric[part] if len(metric) > 1 else metric
+            w = None if counts is None else counts[part][:, self.unit_of_row]
+            if moment_stats:
+                parts.append(_statistics(self.human, m[:, None, :], None if w is None else w[:, None, :], None,
+                                         False, moment_stats))
+            for offset, b in enumerate(range(part.start, part.stop)):
+                values = m[offset if len(m) > 1 else 0]
+                index = np.arange(self.size) if w is None else np.repeat(np.arange(self.size), w[offset])
+                tau, accuracy = sorted_kendall_accuracy(self.human[0, index], values[index])
+                for name, value in (("kendall", tau), ("pairwise_accuracy", accuracy)):
+                    if name in out:
+                        out[name][b] = value
+        joined = _join(parts) if parts else {}
+        return {name: joined[name] if name in joined else out[name] for name in self.wanted}
+
+
+class SystemLevel:
+    """System level: per-system means of the (resampled) rows, then the statistics over systems.
+
+    Pairwise accuracy here is plain sign agreement between system pairs (no tie calibration)."""
+
+    name = "system"
+
+    def __init__(self, data: ScoreData, options: CorrelationOptions):
+        self.wanted = options.statistics
+        names, self.system_of_row = np.unique(np.asarray(data.systems), return_inverse=True)
+        self.onehot = np.eye(len(names))[self.system_of_row]
+        self.unit_of_row, self.units = _unit_index(data.items, len(data.human))
+        self.human_rows = data.human
+        self.size = len(names)
+
+    def _means(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return ((weights * values) @ self.onehot) / (weights @ self.onehot)
+
+    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        metric = np.atleast_2d(metric)
+        if counts is None:  # plain means: one matrix product, no per-row weights
+            size = self.onehot.sum(axis=0)
+            human = (self.human_rows @ self.onehot / size)[None, None, :]
+            return _statistics(human, (metric @ self.onehot / size)[:, None, :], None, None, False, self.wanted)
+        weights = counts[:, self.unit_of_row]
+        parts = []
+        for part in chunk_slices(max(len(metric), len(weights)), rows_per_chunk(self.onehot.size)):
+            w = weights[part] if len(weights) > 1 else weights
+            m = metric[part] if len(metric) > 1 else metric
+            human = self._means(self.human_rows, w)[:, None, :]
+            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False, self.wanted))
+        return _join(parts)
+
+
+def _join(parts: list[dict]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([np.atleast_1d(part[name]) for part in parts]) for name in parts[0]}
+
+
+def _item_grid(data: ScoreData) -> np.ndarray:
+    """Row indices as an (items x rows-per-item) grid; grouping needs the same count per item."""
+    rows_of: dict[str, list[int]] = {}
+    for row, item in enumerate(data.items):
+        rows_of.setdefault(item, []).append(row)
+    sizes = {item: len(rows) for item, rows in rows_of.items()}
+    common = max(set(sizes.values()), key=list(sizes.values()).count)
+    for item, size in sizes.items():
+        if size != common or size < 2:
+            raise InputError(
+                data.path,
+                f"--group-by-item needs at least 2 and the same number of rows per "
+                f"item; item '{item}' has {size}, most items have {common}",
+                field=data.item_col,
+            )
+    return np.array(list(rows_of.values()))
+
+
+def levels_for(data: ScoreData, options: CorrelationOptions) -> list:
+    levels = [SegmentLevel(data, options)]
+    if data.systems is not None:
+        levels.append(SystemLevel(data, options))
+    return levels
+
+
+def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
+    """One row per (level, metric): each statistic with its percentile bootstrap interval.
+
+    The same resamples (one count matrix per level) serve every metric, so intervals of different
+    metrics are comparable."""
+    rows = []
+    for level in levels:
+        counts = count_matrix(level.units, options.resamples, options.seed)
+        for name, values in data.metrics.items():
+            point = level.evaluate(values)
+            boot = level.evaluate(values, counts)
+            row = {"level": level.name, "metric": name, "n": level.size}
+            for stat in options.statistics:
+                low, high = percentile_interval(boot[stat], options.confidence)
+                row.update({stat: float(point[stat][0]), f"{stat}_lo": low, f"{stat}_hi": high})
+            if level.name == "segment":
+                row["grouping"] = "item" if options.group_by_item else "none"
+                row["epsilon"] = _epsilon(level, values) if "pairwise_accuracy" in options.statistics else None
+            rows.append(row)
+    return rows
+
+
+def _epsilon(level: SegmentLevel, values: np.ndarray) -> float:
+    """The tie threshold chosen by tie calibration (0 without calibration)."""
+    if not level.calibrate:
+        return 0.0
+    human = level.human
+    metric = values[level.grid] if level.grouped else values[None, :]
+    return float(pair_statistics(human, metric, None, None, True)[2])
+
+
+def _zscore(values: np.ndarray) -> np.ndarray:
+    spread = values.std()
+    return (values - values.mean()) / (spread if spread > 0 else 1.0)
+
+
+def significance_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
+    """Paired permutation test for every pair of metrics, each statistic and level.
+
+    Two rows per pair, one per direction: p_value is the one-sided p for "metric_a correlates
+    better than metric_b", (1 + #permuted deltas >= observed) / (1 + permutations). The swap masks are
+    the project's one permutation draw (lyss.stats.swap_masks), pair k seeded [seed, k]."""
+    rows = []
+    names = list(data.metrics)
+    for level in levels:
+        for k, (a, b) in enumerate(combinations(names, 2)):
+            za, zb = _zscore(data.metrics[a]), _zscore(data.metrics[b])
+            swap = swap_mask_matrix(len(za), options.permutations, [options.seed, k])
+            first = level.evaluate(np.where(swap, zb, za))
+            second = level.evaluate(np.where(swap, za, zb))
+            observed_a, observed_b = level.evaluate(za), level.evaluate(zb)
+            for stat in options.statistics:
+                delta = float(observed_a[stat][0] - observed_b[stat][0])
+                p_ab, p_ba, used = one_sided_p_values(first[stat] - second[stat], delta)
+                common = {"level": level.name, "statistic": stat, "permutations": used}
+                rows.append({**common, "metric_a": a, "metric_b": b, "delta": delta, "p_value": p_ab})
+                rows.append({**common, "metric_a": b, "metric_b": a, "delta": -delta, "p_value": p_ba})
+    return rows

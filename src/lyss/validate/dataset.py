@@ -1,0 +1,177 @@
+"""Metric–human agreement for a pipeline dataset (spec §1.6: no metric is trusted until it is checked
+against people). A dataset may carry human scores of its methods' translations (`human_scores:` in
+params.yaml, a CSV with `method,id,human` and optionally `annotators`; higher = better); they are
+joined with the per-entry values in the metric files, so the agreement is measured on exactly the
+numbers that the run cards aggregate, and summarised as the evidence the spec's validation status asks
+for (results/validation/datasets/<dataset>/evidence.json, read by the run cards).
+
+Segment level is Kendall τ per item (the systems' translations of one source segment ranked against
+each other, then averaged over items), as in the WMT metrics task; system level correlates the
+per-system means. Every statistic keeps the metric's own sign; `direction` says which sign agrees.
+"""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from lyss.errors import InputError
+from lyss.io import read_json, write_json_atomic
+from lyss.languages import load_cards
+from lyss.metrics.files import read_metric_result
+from lyss.validate.composite_entries import entry_composite, profile_weights
+from lyss.validate.correlate import (
+    CORRELATION_COLUMNS,
+    SIGNIFICANCE_COLUMNS,
+    CorrelationOptions,
+    ScoreData,
+    correlation_table,
+    levels_for,
+    significance_table,
+)
+from lyss.validate.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
+from lyss.validate.stats import kendall_tau_b
+from lyss.validate.tables import json_ready, read_csv, write_csv
+
+# Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
+MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3
+DATASET_COLUMNS = [*CORRELATION_COLUMNS, "kendall_items", "direction", "agrees"]
+SIGNIFICANCE_STATISTICS = ("kendall", "pearson")
+
+
+def per_entry_values(metric_paths) -> dict[str, dict[str, dict[str, float]]]:
+    """metric → method → entry id → value, from `results/metrics/<dataset>/<method>/<metric>.parquet`."""
+    values: dict[str, dict[str, dict[str, float]]] = {}
+    for path in map(Path, metric_paths):
+        result, ids = read_metric_result(path)
+        values.setdefault(result.metric, {})[path.parent.name] = dict(zip(ids, result.values.tolist(), strict=True))
+    return values
+
+
+def human_methods(human_csv) -> list[str]:
+    """The methods a human-score CSV rates (the validation rule needs exactly their metric files)."""
+    return sorted(set(read_csv(human_csv).strings("method")))
+
+
+def join_human_scores(human_csv, metric_paths):
+    """(rows, per-metric columns on those rows, annotators). Unknown methods or ids are errors at their
+    line. Columns may hold NaN where a metric is undefined for an entry."""
+    table = read_csv(human_csv)
+    methods, ids, human = table.strings("method"), table.strings("id"), table.numbers("human")
+    annotators = table.numbers("annotators") if "annotators" in table.header else None
+    values = per_entry_values(metric_paths)
+    known_methods = {m for by_method in values.values() for m in by_method}
+    known_ids = {i for by_method in values.values() for by_id in by_method.values() for i in by_id}
+    for method, entry_id, line in zip(methods, ids, table.lines, strict=True):
+        if method not in known_methods:
+            raise InputError(table.path, f"unknown method {method!r} (methods: {', '.join(sorted(known_methods))})",
+                             line=line, field="method")
+        if entry_id not in known_ids:
+            raise InputError(table.path, f"unknown entry id {entry_id!r}", line=line, field="id")
+    columns = {metric: np.array([by_method.get(m, {}).get(i, np.nan) for m, i in zip(methods, ids, strict=True)])
+               for metric, by_method in sorted(values.items())}
+    return ScoreData(table.path, human, {}, methods, ids, "id"), columns, annotators
+
+
+def compared_metrics(columns: dict[str, np.ndarray], weights: dict | None, normalisation: dict):
+    """The columns that can be correlated (defined on every row), the composite built from all of
+    them, and why each other metric is left out."""
+    compared, left_out = {}, {}
+    for metric, column in columns.items():
+        missing = int(np.isnan(column).sum())
+        if missing:
+            left_out[metric] = f"undefined for {missing} of {len(column)} rated entries"
+        else:
+            compared[metric] = as_compared(metric, column)
+    if weights is not None:
+        composite = entry_composite(columns, weights, normalisation)
+        if np.isnan(composite).any():
+            left_out[COMPOSITE] = "no weighted metric is defined for some rated entries"
+        else:
+            compared[COMPOSITE] = composite
+    return compared, left_out
+
+
+def validation_evidence(correlations: list[dict], data: ScoreData, annotators: np.ndarray | None,
+                        language_pair: str | None) -> dict:
+    """Contract 4: per metric, the segment Kendall and system Pearson with CIs, whether they agree in
+    the metric's own direction, and whether the data meets the §1.6 minimum. `segments` counts the
+    segments where the metric's τ per item is defined."""
+    n_annotators = int(annotators.min()) if annotators is not None else None
+    by_level = {(row["level"], row["metric"]): row for row in correlations}
+    metrics = {}
+    for (level, metric), segment in by_level.items():
+        if level != "segment":
+            continue
+        system = by_level.get(("system", metric), {})
+        direction = direction_of(metric)
+        agreement = agrees(direction, segment["kendall_lo"], segment["kendall_hi"])
+        # Segments that carry evidence for this metric: those where its τ per item is defined (a metric
+        # tied across all translations of a segment says nothing there).
+        n_segments = segment.get("kendall_items", len(set(data.items)))
+        enough = n_segments >= MIN_SEGMENTS and (n_annotators or 0) >= MIN_ANNOTATORS
+        metrics[metric] = {
+            "status": "validated" if enough and agreement else "evidence",
+            "direction": direction,
+            "segment_kendall": [segment["kendall"], segment["kendall_lo"], segment["kendall_hi"]],
+            "system_pearson": [system.get("pearson"), system.get("pearson_lo"), system.get("pearson_hi")],
+            "agrees": agreement,
+            "segments": n_segments,
+            "systems": len(set(data.systems or [])),
+            "min_annotators_per_segment": n_annotators,
+            "meets_spec_minimum": enough,
+        }
+    return {"language_pair": language_pair, "metrics": metrics}
+
+
+def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: int = 1000,
+                     permutations: int = 1000, weights: dict | None = None, normalisation: dict | None = None,
+                     language_pair: str | None = None) -> dict:
+    """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`).
+
+    Significance compares the oriented values (higher = better for every metric), so "metric_a agrees
+    better than metric_b" means the same for TER as for chrF++."""
+    data, columns, annotators = join_human_scores(human_csv, metric_paths)
+    compared, left_out = compared_metrics(columns, weights, normalisation or {})
+    if not compared:
+        raise InputError(data.path, "no metric has per-entry values for every rated row")
+    data.metrics = compared
+    options = CorrelationOptions(group_by_item=True, resamples=resamples, permutations=permutations, seed=seed)
+    levels = levels_for(data, options)
+    correlations = correlation_table(data, levels, options)
+    segment = levels[0]
+    for row in correlations:
+        if row["level"] == "segment":
+            # Items where τ is defined (a metric tied on all of an item's translations has none there):
+            # a τ averaged over few items is not comparable with one averaged over all of them.
+            per_item = kendall_tau_b(segment.human, compared[row["metric"]][segment.grid])
+            row["kendall_items"] = int(np.count_nonzero(~np.isnan(per_item)))
+        row["direction"] = direction_of(row["metric"])
+        row["agrees"] = agrees(row["direction"], row["kendall_lo"], row["kendall_hi"])
+    out_dir = Path(out_dir)
+    write_csv(out_dir / "correlations.csv", DATASET_COLUMNS, correlations)
+    oriented_data = ScoreData(data.path, data.human, {m: oriented(m, v) for m, v in compared.items()},
+                              data.systems, data.items, data.item_col)
+    # The permutation test covers the statistics evidence.json reports (Kendall, Pearson): with tie
+    # calibration every permutation would need its own sort of all pairs.
+    tested = replace(options, statistics=SIGNIFICANCE_STATISTICS)
+    significance = (significance_table(oriented_data, levels_for(oriented_data, tested), tested)
+                    if len(compared) > 1 else [])
+    write_csv(out_dir / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
+    evidence = validation_evidence(correlations, data, annotators, language_pair)
+    evidence = json_ready(evidence)  # undefined statistics (NaN) become null, valid JSON
+    write_json_atomic(out_dir / "evidence.json", evidence)
+    write_json_atomic(out_dir / "left_out.json", left_out)
+    return evidence
+
+
+def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, languages_dir, composite_settings,
+                              stats_settings, out_dir) -> dict:
+    """The pipeline step: the composite with the weight profile the run cards of this dataset use."""
+    dataset = read_json(corpus_meta_path)["dataset"]
+    target_card = load_cards(languages_dir).get(dataset["target_lang"])
+    _, weights = profile_weights(composite_settings, target_card)
+    return validate_dataset(human_csv, metric_paths, out_dir, seed=stats_settings["seed"],
+                            resamples=stats_settings["bootstrap_resamples"], weights=weights,
+                            normalisation=composite_settings.get("normalisation", {}),
+                            language_pair=dataset["language_pair"])

@@ -1,0 +1,94 @@
+"""`lyss correlate`: how well automatic metrics agree with human scores, with intervals and tests."""
+
+import argparse
+from pathlib import Path
+
+from lyss.validate.correlate import (
+    CORRELATION_COLUMNS,
+    SIGNIFICANCE_COLUMNS,
+    CorrelationOptions,
+    correlation_table,
+    levels_for,
+    read_scores,
+    significance_table,
+)
+from lyss.validate.options import add_resampling, positive_int, usage_error
+from lyss.validate.orientation import agrees, direction_of
+from lyss.validate.tables import parse_name_list, read_csv, write_csv
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "correlate",
+        help="segment- and system-level correlation of metrics with human scores",
+        description="Pearson, Spearman, Kendall tau-b and pairwise accuracy of each metric against the "
+        "human column, with bootstrap intervals and paired permutation tests (see docs/validation.md).",
+    )
+    parser.add_argument("scores", type=Path, help="CSV with one row per scored (system, item)")
+    parser.add_argument("--human", required=True, help="column with the human score")
+    parser.add_argument("--metrics", required=True, help="comma-separated metric columns")
+    parser.add_argument("--system", help="system column; enables the system level")
+    parser.add_argument("--item", help="item column; resampling keeps an item's rows together")
+    parser.add_argument(
+        "--group-by-item",
+        action="store_true",
+        help="segment level: compute per item (across systems) and average over items",
+    )
+    parser.add_argument(
+        "--no-tie-calibration",
+        action="store_true",
+        help="segment pairwise accuracy without tie calibration (epsilon fixed at 0)",
+    )
+    parser.add_argument(
+        "--permutations",
+        type=positive_int,
+        default=1000,
+        help="permutations of the paired significance test (default 1000)",
+    )
+    parser.add_argument(
+        "--lower-is-better",
+        default="",
+        help="comma-separated metric columns where lower is better (TER, error rates); they agree with the "
+        "human column when they correlate negatively (metric ids of lyss are recognised without this)",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    add_resampling(parser, resamples=1000)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    metrics = parse_name_list(args.metrics)
+    if not metrics:
+        return usage_error("correlate", "--metrics names no column")
+    if args.group_by_item and not args.item:
+        return usage_error("correlate", "--group-by-item needs --item")
+    data = read_scores(read_csv(args.scores), args.human, metrics, args.system, args.item)
+    options = CorrelationOptions(
+        group_by_item=args.group_by_item,
+        calibrate_ties=not args.no_tie_calibration,
+        resamples=args.resamples,
+        permutations=args.permutations,
+        confidence=args.confidence,
+        seed=args.seed,
+    )
+    lower = set(parse_name_list(args.lower_is_better))
+    unknown = lower - set(metrics)
+    if unknown:
+        return usage_error("correlate", "--lower-is-better names columns not in --metrics: "
+                           + ", ".join(sorted(unknown)))
+    directions = {m: "lower" if m in lower else direction_of(m) for m in metrics}
+    levels = levels_for(data, options)
+    correlations = correlation_table(data, levels, options)
+    for row in correlations:
+        row["direction"] = directions[row["metric"]]
+        row["agrees"] = agrees(row["direction"], row["kendall_lo"], row["kendall_hi"])
+    write_csv(args.out / "correlations.csv", [*CORRELATION_COLUMNS, "direction", "agrees"], correlations)
+    # Metrics are compared in their own direction: lower-is-better columns enter negated.
+    data.metrics = {m: -v if directions[m] == "lower" else v for m, v in data.metrics.items()}
+    significance = significance_table(data, levels, options) if len(metrics) > 1 else []
+    write_csv(args.out / "significance.csv", SIGNIFICANCE_COLUMNS, significance)
+    print(
+        f"correlated {len(metrics)} metrics over {len(data.human)} rows -> "
+        f"{args.out}/correlations.csv, significance.csv"
+    )
+    return 0
