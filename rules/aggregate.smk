@@ -31,6 +31,8 @@ rule aggregate:
         caveats=config["caveats"],
         stats=config["stats"],
         languages_dir=LANGUAGES_DIR,
+        # wall-clock timing of the translation (rule `translate`): read when present, never versioned
+        timing="results/timings/translations/{dataset}/{method}.json",
         # the whole package: the card records lyss.aggregate.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
         code=code("aggregate.py", "all"),
         embedding_backend=EMBEDDING_BACKEND,

@@ -9,7 +9,7 @@ from lyss.errors import InputError
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
 from lyss.translate.hooks import apply_hooks, resolve_hooks
-from lyss.translate.jobs import model_call_settings
+from lyss.translate.jobs import model_call_settings, timed_records
 from lyss.translate.runner import entry_key, partial_path, settings_key, timing_sidecar, translate_corpus
 
 ENTRIES = [
@@ -264,3 +264,14 @@ def test_records_of_an_llm_are_keyed_by_what_shapes_the_answer():
 
     assert key() == key(concurrency=8, timeout_s=5, max_retries=9, backoff_s=3)  # how requests are sent
     assert key() != key(temperature=0.7) and key() != key(model="other") and key() != key(system_prompt="Be brief.")
+
+
+def test_timed_records_merge_the_timing_file_or_say_why_not(tmp_path):
+    records = [{"id": "a", "prediction": "x"}, {"id": "b", "prediction": "y"}]
+    timing = tmp_path / "t.json"
+    timing.write_text(json.dumps({"elapsed_seconds": 3.5, "latency_s": {"a": 1.25, "b": 2.0}}))
+    merged, elapsed, untimed = timed_records(records, timing)
+    assert [r["latency_s"] for r in merged] == [1.25, 2.0] and elapsed == 3.5 and untimed is None
+    merged, elapsed, untimed = timed_records(records, tmp_path / "absent.json")
+    assert merged == records and elapsed is None
+    assert untimed.startswith("the translations were made on another machine or restored from a cache")

@@ -36,9 +36,9 @@ def digest(folder: Path) -> dict:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    work = tmp_path_factory.mktemp("project")
+def build_project(work: Path) -> Path:
+    """A scratch copy of the project with the first N_ENTRIES demo entries as dataset demo_small."""
+    work.mkdir(parents=True, exist_ok=True)
     for name in PROJECT_FILES:
         source = ROOT / name
         target = work / name
@@ -56,6 +56,12 @@ def project(tmp_path_factory):
     params["validation"]["labels"]["args"]["resamples"] = 1000  # keeps the test quick; same code path
     (work / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True))
     sh(work, "git", "init", "-q")
+    return work
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    work = build_project(tmp_path_factory.mktemp("project"))
     sh(work, "snakemake", "--cores", "2", "all")
     return work
 
@@ -84,6 +90,31 @@ def test_identical_inputs_give_identical_cards(project):
     (project / "results/runs/demo_small/apertium.json").unlink()
     sh(project, "snakemake", "--cores", "2", "all")
     assert card(project, "apertium") == before
+
+
+def test_a_fresh_clone_gets_the_same_versioned_bytes(project, tmp_path):
+    """`make run` on a fresh clone of a commit: Snakemake from scratch, then `dvc commit`. Everything DVC
+    versions comes out byte for byte as on the first machine, so dvc.lock is unchanged (git is clean) and
+    `dvc status` is clean. Without the timing files (never versioned), a card's speed is null with why."""
+    first = tmp_path / "first"
+    shutil.copytree(project, first, symlinks=True)
+    sh(first, "dvc", "commit", "--force", "--quiet")
+    lock = (first / "dvc.lock").read_text()
+    second = build_project(tmp_path / "second")
+    (second / "dvc.lock").write_text(lock)
+    sh(second, "snakemake", "--cores", "2", "all")
+    sh(second, "dvc", "commit", "--force", "--quiet")
+    assert (second / "dvc.lock").read_text() == lock
+    assert "Data and pipelines are up to date" in sh(second, "dvc", "status").stdout
+    assert card(second, "apertium")["scores"]["entries_per_minute"] > 0  # measured where it was translated
+
+    shutil.rmtree(second / "results/timings")  # as after `dvc pull` on another machine
+    sh(second, "snakemake", "--cores", "2", "--forcerun", "aggregate", "all")
+    restored = card(second, "apertium")
+    assert restored["scores"]["entries_per_minute"] is None and restored["elapsed_seconds"] is None
+    assert restored["null_reasons"]["entries_per_minute"].startswith("the translations were made on another "
+                                                                     "machine or restored from a cache")
+    assert restored["scores"]["composite"] == card(project, "apertium")["scores"]["composite"]
 
 
 def test_weight_change_reaggregates_only(project):

@@ -9,7 +9,7 @@ from lyss.io import iter_jsonl, read_json, write_json_atomic
 from lyss.languages import card_provenance, load_cards, provenance_warning
 from lyss.metrics.files import read_metric_result
 from lyss.prep.corpus import read_prepared
-from lyss.translate.jobs import public_options
+from lyss.translate.jobs import public_options, timed_records
 
 
 def _read_results(metric_paths) -> dict:
@@ -23,13 +23,14 @@ def _read_results(metric_paths) -> dict:
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
                   reference_metric_paths, evidence_dirs=(), languages_dir, method_name, method_config,
                   composite_settings, oracle_settings=None, priced=False, tiers, caveat_settings,
-                  stats_settings, out_path, embedding_paths=(), embedding_backend=None) -> dict:
+                  stats_settings, out_path, embedding_paths=(), embedding_backend=None, timing_path=None) -> dict:
     """Build, validate and write the run card of one dataset × method.
 
     Every metric is first checked on the reference oracle's metric files of the same dataset
     (lyss.aggregate.oracle): one that fails is null in this card; caveats count only entries where the reference
     does not show the pattern; the §1.6 validation status comes from the evidence of rated datasets in
-    the same language pair."""
+    the same language pair. Speed comes from the translation's timing file (`timing_path`), which is not
+    versioned: without it the card's speed is null with the reason."""
     from lyss.aggregate.caveats import entry_flags
     from lyss.aggregate.confidence import confidence_intervals
     from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
@@ -38,7 +39,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
     entries = read_prepared(corpus_path)
     corpus_meta = read_json(corpus_meta_path)
     dataset = corpus_meta["dataset"]
-    records = [r for _, r in iter_jsonl(translations_path)]
+    records, elapsed_seconds, untimed = timed_records([r for _, r in iter_jsonl(translations_path)], timing_path)
     results = _read_results(metric_paths)
     reference_results = _read_results(reference_metric_paths)
     cards = load_cards(languages_dir)
@@ -57,7 +58,8 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
         dataset={"id": dataset["id"], "language_pair": dataset["language_pair"],
                  "fingerprint": corpus_meta["fingerprint"], "licence": dataset["licence"]},
         method={"name": method_name, "kind": method_config["kind"], **public_options(method_config)},
-        results=results, records=records, entries=entries, translation_meta=read_json(translation_meta_path),
+        results=results, records=records, entries=entries,
+        translation_meta={**read_json(translation_meta_path), "elapsed_seconds": elapsed_seconds}, untimed=untimed,
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings), reference_checks=checks,
         failed_checks=failed, reference_flags=reference_flags, priced=priced, embeddings=embeddings,

@@ -65,7 +65,7 @@ def _round(value, digits=6):
     return None if value is None else round(float(value), digits)
 
 
-def speed_scores(records: list[dict], elapsed_seconds: float, total_tokens: int,
+def speed_scores(records: list[dict], elapsed_seconds: float | None, total_tokens: int,
                  untimed: str | None = None) -> tuple[dict, dict]:
     """§7 speed metrics and the reasons for those that are null. Rates need a measured wall time of at
     least MIN_TIMED_SECONDS; the average latency is Σ latency_s / n_entries over all entries (§7); a
@@ -96,7 +96,7 @@ def speed_scores(records: list[dict], elapsed_seconds: float, total_tokens: int,
     return scores, reasons
 
 
-def totals_block(records: list[dict], entries: list[dict], elapsed_seconds: float, priced: bool = True) -> dict:
+def totals_block(records: list[dict], entries: list[dict], elapsed_seconds: float | None, priced: bool = True) -> dict:
     """§6 token and cost metrics; the cost keys are null for a method without a price (`prices` in
     params.yaml), whose $0 would be a number nobody measured."""
     totals = {k: int(sum(r.get(k, 0) for r in records)) for k in TOKEN_KEYS}
@@ -166,7 +166,7 @@ def refused_metrics(results: dict[str, MetricResult], weights: dict, composite_s
 
 
 def build_scores(results: dict[str, MetricResult], records: list[dict], entries: list[dict],
-                 weights: dict, normalisation: dict, tiers: list[dict], elapsed_seconds: float,
+                 weights: dict, normalisation: dict, tiers: list[dict], elapsed_seconds: float | None,
                  total_tokens: int, cost_per_entry: float | None, *, composite_settings: dict | None = None,
                  excluded: dict[str, str] | None = None, untimed: str | None = None) -> tuple[dict, dict]:
     """The §9 `scores` block and the reasons for every null value. `excluded` maps metrics to the
@@ -228,18 +228,19 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
                    caveat_settings: dict, profile: str, fingerprint: dict, reference_checks: dict | None = None,
                    failed_checks: dict[str, str] | None = None, reference_flags: dict | None = None,
                    validation: dict[str, str] | None = None, priced: bool = False,
-                   embeddings=None) -> dict:
+                   embeddings=None, untimed: str | None = None) -> dict:
     """The run card. `reference_checks`/`failed_checks` come from lyss.aggregate.oracle on the reference's metric
     files (failed metrics are null here), `reference_flags` are the caveat flags of the references,
     `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status)."""
     weights = composite_settings["profiles"][profile]
     normalisation = composite_settings.get("normalisation", {})
-    elapsed = float(translation_meta.get("elapsed_seconds") or 0.0)
+    untimed = UNTIMED_KINDS.get(method["kind"]) or untimed  # `untimed`: why this run's speed was not measured
+    elapsed = None if untimed else float(translation_meta.get("elapsed_seconds") or 0.0)
     totals = totals_block(records, entries, elapsed, priced)
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"],
                                    composite_settings=composite_settings, excluded=failed_checks,
-                                   untimed=UNTIMED_KINDS.get(method["kind"]))
+                                   untimed=untimed)
     if not priced:
         reasons.update(dict.fromkeys(COST_KEYS, "no price for this method under `prices` in params.yaml: its "
                                                 "cost was not measured"))

@@ -42,6 +42,21 @@ def public_options(options: dict) -> dict:
             if not any(w in k.lower() for w in SECRET_OPTION_WORDS) or k.endswith("_env")}
 
 
+def timed_records(records: list[dict], timing_path) -> tuple[list[dict], float | None, str | None]:
+    """The records with the `latency_s` of the timing file rule `translate` wrote, the run's elapsed seconds,
+    and, when there is no timing file, the reason speed is null: translations restored from a DVC remote or
+    copied from another machine come without it (it is never versioned), and a speed from elsewhere would
+    be a number nobody measured here."""
+    path = Path(timing_path) if timing_path else None
+    if path is None or not path.is_file():
+        return records, None, (f"the translations were made on another machine or restored from a cache, without "
+                               f"their timing file ({path}): speed was not measured here")
+    timing = read_json(path)
+    latency = timing.get("latency_s", {})
+    return ([{**r, "latency_s": latency.get(r["id"], 0.0)} for r in records],
+            float(timing["elapsed_seconds"]), None)
+
+
 def record_store_path(records_dir, settings: str) -> Path:
     return Path(records_dir) / f"{settings[:16]}.jsonl"
 
