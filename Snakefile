@@ -23,3 +23,4 @@ rule all:
         raw_translations(),
         rules.report.output,
         validation_outputs(),
+        rules.validation_plots.output,

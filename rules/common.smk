@@ -181,7 +181,7 @@ def evidence_dirs(wildcards):
     card's validation status comes from them."""
     pair = dataset_language_pair(config["datasets"][wildcards.dataset]["path"])
     return [
-        f"results/validation/datasets/{d}"
+        f"results/evidence/{d}"
         for d in rated_datasets()
         if dataset_language_pair(config["datasets"][d]["path"]) == pair
     ]
@@ -191,8 +191,14 @@ def significance_files():
     return expand("results/significance/{dataset}.json", dataset=DATASETS)
 
 
+def evidence_outputs():
+    """The metric–human agreement of every dataset with human scores (run cards read it)."""
+    return expand("results/evidence/{dataset}", dataset=rated_datasets())
+
+
 def validation_outputs():
     """The configured validation parts, and the agreement study of every dataset with human scores."""
-    return expand("results/validation/{part}", part=VALIDATION_PARTS) + expand(
-        "results/validation/datasets/{dataset}", dataset=rated_datasets()
-    )
+    return expand("results/validation/{part}", part=VALIDATION_PARTS) + [
+        "results/evidence/datasets.json",
+        *evidence_outputs(),
+    ]

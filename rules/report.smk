@@ -2,11 +2,13 @@ from lyss.store import configured_url, mask_url
 
 
 rule report:
-    """Metrics file, leaderboards (Markdown, HTML), plot data and figures, run-card database(s)."""
+    """Metrics file, leaderboards (Markdown, HTML), plot data and figures, run-card database(s).
+
+    Needs the run cards only: the leaderboard never waits for the human-judgment study.
+    """
     input:
         cards=run_cards(),
         significance=significance_files(),
-        validation=validation_outputs(),
         skipped=skipped_files(),
     output:
         metrics="results/metrics.json",
@@ -22,7 +24,6 @@ rule report:
         database=update("results/lyss.sqlite"),
         composite=expand("results/plots/composite/{dataset}.csv", dataset=DATASETS),
         tier_chrf=expand("results/plots/tier_chrf/{dataset}.csv", dataset=DATASETS),
-        validation="results/plots/validation/correlations.csv",
         figures=report(
             directory("results/plots/figures"),
             patterns=["{name}.png"],
@@ -42,3 +43,27 @@ rule report:
         code=code("report.py", "all"),
     script:
         "../scripts/report.py"
+
+
+rule validation_plots:
+    """The human-judgment plots: metric–human correlations with CIs and the jury figures."""
+    input:
+        validation_outputs(),
+    output:
+        correlations="results/validation/plots/correlations.csv",
+        figures=report(
+            directory("results/validation/plots/figures"),
+            patterns=["{name}.png"],
+            caption="../docs/report/figures.rst",
+            category="Human judgments",
+        ),
+    log:
+        "results/logs/validation_plots.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=15,
+    params:
+        code=code("validation_plots.py"),
+    script:
+        "../scripts/validation_plots.py"

@@ -1,5 +1,7 @@
 # Human-judgment validation (issue: metrics are trusted only once checked against people):
 # one job per configured part of `validation:` in params.yaml, each running its `lyss` subcommand.
+import json
+from pathlib import Path
 
 
 rule validate:
@@ -24,9 +26,29 @@ rule validate:
 
 
 rule validate_all:
-    """DVC stage target: every configured validation part."""
+    """DVC stage target: every configured validation part and the human-judgment plots."""
     input:
         validation_outputs(),
+        rules.validation_plots.output,
+
+
+rule evidence_all:
+    """DVC stage target: the metric–human agreement of every dataset with human scores."""
+    input:
+        "results/evidence/datasets.json",
+
+
+rule evidence_index:
+    """The rated datasets whose evidence the run cards read; always written, so that the folder DVC
+    versions exists when no dataset has human scores."""
+    input:
+        evidence_outputs(),
+    output:
+        "results/evidence/datasets.json",
+    run:
+        Path(output[0]).write_text(
+            json.dumps(sorted(Path(p).name for p in input)) + "\n"
+        )
 
 
 def rated_metric_files(wildcards):
@@ -52,9 +74,9 @@ rule validate_dataset:
         languages=language_cards,
         metrics=rated_metric_files,
     output:
-        directory("results/validation/datasets/{dataset}"),
+        directory("results/evidence/{dataset}"),
     log:
-        "results/logs/validate/datasets/{dataset}.log",
+        "results/logs/evidence/{dataset}.log",
     threads: 1
     resources:
         mem_mb=2000,

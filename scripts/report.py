@@ -14,7 +14,7 @@ with logged(snakemake.log[0]):
                       html_out=out.html, plots_dir=Path(out.figures).parent, database=out.database,
                       database_url=configured_url(snakemake.config.get("database")),
                       datasets=[Path(p).stem for p in out.composite], tiers=snakemake.params.tiers,
-                      validation_dirs=snakemake.input.validation, timings_out=out.timings,
+                      timings_out=out.timings,
                       skipped_paths=snakemake.input.skipped)
     except StoreError as err:
         raise InputError("database", str(err)) from None

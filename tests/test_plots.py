@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from handmade_cards import make_card
 
-from lyss.report.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots
+from lyss.report.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots, write_validation_plots
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -72,25 +72,31 @@ def _validation(tmp_path) -> Path:
 
 def test_write_plots_files(tmp_path):
     out = tmp_path / "plots"
-    written = write_plots(cards(), out, datasets=["demo", "empty"], tiers=TIERS,
-                          validation_dirs=[_validation(tmp_path)])
+    written = write_plots(cards(), out, datasets=["demo", "empty"], tiers=TIERS)
     assert (out / "composite/demo.csv").read_text() == (
         "method,composite,ci_lower,ci_upper,quality_tier\n"
         "bravo,0.61,0.58,0.64,functional\nalpha,0.52,0.5,0.54,functional\ncharlie,,,,unscored\n")
     assert (out / "tier_chrf/demo.csv").read_text().splitlines()[:2] == [
         "method,difficulty_tier,n,chrf_plus_plus,ci_lower,ci_upper", "bravo,2,10,30.0,28.0,32.0"]
     assert (out / "composite/empty.csv").read_text() == "method,composite,ci_lower,ci_upper,quality_tier\n"
-    assert len((out / "validation/correlations.csv").read_text().splitlines()) == 8
-    for name in ("composite_demo", "tier_chrf_demo", "composite_empty", "validation_correlations"):
+    for name in ("composite_demo", "tier_chrf_demo", "composite_empty"):
         data = (out / "figures" / f"{name}.png").read_bytes()
         assert data.startswith(PNG) and len(data) > 5000, name
     assert set(written) == {p for p in out.rglob("*") if p.is_file()}
 
 
+def test_write_validation_plots_files(tmp_path):
+    out = tmp_path / "results/validation/plots"
+    written = write_validation_plots([_validation(tmp_path)], out)
+    assert len((out / "correlations.csv").read_text().splitlines()) == 8
+    data = (out / "figures/validation_correlations.png").read_bytes()
+    assert data.startswith(PNG) and len(data) > 5000
+    assert set(written) == {p for p in out.rglob("*") if p.is_file()}
+
+
 def test_without_validation_the_table_is_a_header_and_there_is_no_figure(tmp_path):
-    write_plots(cards(), tmp_path, tiers=TIERS)
-    assert (tmp_path / "validation/correlations.csv").read_text() == \
-        "label,level,metric,statistic,value,ci_lower,ci_upper\n"
+    write_validation_plots([], tmp_path)
+    assert (tmp_path / "correlations.csv").read_text() == "label,level,metric,statistic,value,ci_lower,ci_upper\n"
     assert not (tmp_path / "figures/validation_correlations.png").exists()
 
 
@@ -105,7 +111,8 @@ def test_dvc_plots_show_renders_the_declared_plots(tmp_path):
     validation = _validation(tmp_path)
     jury = tmp_path / "results/validation/jury"
     jury.mkdir(parents=True)
-    write_plots(cards(), tmp_path / "results/plots", tiers=TIERS, validation_dirs=[validation, jury])
+    write_plots(cards(), tmp_path / "results/plots", tiers=TIERS)
+    write_validation_plots([validation, jury], tmp_path / "results/validation/plots")
     for name in ("jury_sizes.png", "distributions.png"):
         shutil.copy(tmp_path / "results/plots/figures/composite_demo.png", jury / name)
 
@@ -116,7 +123,7 @@ def test_dvc_plots_show_renders_the_declared_plots(tmp_path):
     assert not shown.get("errors"), shown["errors"]
     data = shown["data"]
     assert {"results/plots/composite/demo.csv", "results/plots/tier_chrf/demo.csv",
-            "results/plots/validation/correlations.csv", "results/validation/jury/jury_sizes.png"} <= set(data)
+            "results/validation/plots/correlations.csv", "results/validation/jury/jury_sizes.png"} <= set(data)
     composite = data["results/plots/composite/demo.csv"][0]["content"]
     assert [v["method"] for v in composite["data"]["values"]] == ["bravo", "alpha", "charlie"]
     assert composite["encoding"]["y"]["field"] == "method"

@@ -1,5 +1,5 @@
 """Spec §1.6 validation status of each metric and of the composite on a language pair, from the
-human-judgment studies of datasets in that pair (`results/validation/datasets/<d>/evidence.json`,
+human-judgment studies of datasets in that pair (`results/evidence/<d>/evidence.json`,
 written by the agreement step; contract 4 in docs/oracle.md):
 
   validated     a study in this pair meets the §1.6 bar and agrees with people in the metric's direction

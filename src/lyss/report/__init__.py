@@ -127,11 +127,11 @@ def write_leaderboard_html(cards: list[dict], significance: dict[str, dict], pat
     write_text_atomic(path, leaderboard_html(cards, significance, figures=links))
 
 
-def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers=None, validation_dirs=()) -> None:
+def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers=None) -> None:
     """results/plots/: data for `dvc plots show` and PNG figures for `snakemake --report` (src/lyss/report/plots.py)."""
     from lyss.report.plots import write_plots
 
-    write_plots(cards, plots_dir, datasets=datasets, tiers=tiers, validation_dirs=validation_dirs)
+    write_plots(cards, plots_dir, datasets=datasets, tiers=tiers)
 
 
 def store_cards(card_paths, database, extra_url: str | None = None, log=None) -> None:
@@ -150,7 +150,7 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
 
 
 def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
-                  database=None, database_url=None, datasets=None, tiers=None, validation_dirs=(),
+                  database=None, database_url=None, datasets=None, tiers=None,
                   timings_out=None, skipped_paths=()) -> None:
     """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
     files and the database when their outputs are given. `skipped_paths`: results/skipped/<dataset>.json."""
@@ -165,7 +165,7 @@ def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, 
         write_json_atomic(timings_out, timings(cards))
     write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance, skipped))
     if plots_dir is not None:
-        write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers, validation_dirs=validation_dirs)
+        write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers)
     if html_out is not None:
         write_leaderboard_html(cards, significance, html_out,
                                figures_dir=Path(plots_dir, "figures") if plots_dir is not None else None)

@@ -3,11 +3,15 @@
 Data (small CSV files, declared under `plots:` in dvc.yaml with the templates in .dvc/plots/):
   results/plots/composite/<dataset>.csv   method, composite, ci_lower, ci_upper, quality_tier
   results/plots/tier_chrf/<dataset>.csv   method, difficulty_tier, n, <chrF++ id>, ci_lower, ci_upper
-  results/plots/validation/correlations.csv   (rows when the human-judgment step ran, else a header)
-                                          label, level, metric, statistic, value, ci_lower, ci_upper
 Figures (PNG, matplotlib's Agg canvas, for the Snakemake report): results/plots/figures/
-  composite_<dataset>.png, tier_chrf_<dataset>.png, validation_correlations.png, and the jury step's own
-  figures copied as validation_jury_*.png.
+  composite_<dataset>.png, tier_chrf_<dataset>.png.
+
+The human-judgment plots are drawn apart (rule `validation_plots`), so the leaderboard never waits for the
+human-judgment study:
+  results/validation/plots/correlations.csv   (rows when a validation step ran, else a header)
+                                          label, level, metric, statistic, value, ci_lower, ci_upper
+  results/validation/plots/figures/validation_correlations.png, and the jury step's own figures copied as
+  validation_jury_*.png.
 
 Per-tier chrF++ is by difficulty tier (1–5; the corpus entries' `difficulty`), with the run card's
 `confidence_intervals_by_tier` (spec §8.1); CIs are 95% percentile bootstrap intervals.
@@ -198,12 +202,12 @@ def plot_correlations(rows: list[dict], path) -> None:
 
 # ---------------------------------------------------------------------------------------------- all
 
-def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None, tiers: list[dict] | None = None,
-                validation_dirs=()) -> list[Path]:
-    """Write the plot data and figures under `out_dir` (results/plots); returns the files written.
+def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None,
+                tiers: list[dict] | None = None) -> list[Path]:
+    """Write the leaderboard's plot data and figures under `out_dir` (results/plots); returns the files written.
 
     `datasets` fixes which per-dataset files exist (the Snakemake outputs), even for a dataset without
-    cards; `validation_dirs` are the human-judgment step's output folders (absent parts are skipped)."""
+    cards."""
     out = Path(out_dir)
     by_dataset: dict[str, list[dict]] = {}
     for card in cards:
@@ -223,6 +227,17 @@ def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None, t
         plot_composite(dataset, composite, tiers, figures / f"composite_{dataset}.png")
         plot_tier_chrf(dataset, per_tier, figures / f"tier_chrf_{dataset}.png")
         written += [figures / f"composite_{dataset}.png", figures / f"tier_chrf_{dataset}.png"]
+    return written
+
+
+def write_validation_plots(validation_dirs, out_dir) -> list[Path]:
+    """The human-judgment plots under `out_dir` (results/validation/plots) from the validation steps' output
+    folders (absent parts are skipped): correlations.csv, always written (only the header without a
+    validation step) so the dvc.yaml plot and the Snakemake output exist either way, and figures/."""
+    out = Path(out_dir)
+    figures = out / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    written = []
     correlations: list[dict] = []
     for folder in map(Path, validation_dirs):
         if (folder / "correlations.csv").exists():
@@ -233,10 +248,8 @@ def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None, t
                 with atomic_path(target) as tmp:
                     shutil.copyfile(folder / name, tmp)
                 written.append(target)
-    # Always written (only the header without a validation step), so the dvc.yaml plot and the Snakemake
-    # output exist either way.
-    write_text_atomic(out / "validation" / "correlations.csv", _csv(CORRELATION_COLUMNS, correlations))
-    written.append(out / "validation" / "correlations.csv")
+    write_text_atomic(out / "correlations.csv", _csv(CORRELATION_COLUMNS, correlations))
+    written.append(out / "correlations.csv")
     if correlations:
         plot_correlations(correlations, figures / "validation_correlations.png")
         written.append(figures / "validation_correlations.png")

@@ -3,7 +3,7 @@ against people). A dataset may carry human scores of its methods' translations (
 params.yaml, a CSV with `method,id,human` and optionally `annotators`; higher = better); they are
 joined with the per-entry values in the metric files, so the agreement is measured on exactly the
 numbers that the run cards aggregate, and summarised as the evidence the spec's validation status asks
-for (results/validation/datasets/<dataset>/evidence.json, read by the run cards).
+for (results/evidence/<dataset>/evidence.json, read by the run cards).
 
 Segment level is Kendall τ per item (the systems' translations of one source segment ranked against
 each other, then averaged over items), as in the WMT metrics task; system level correlates the
