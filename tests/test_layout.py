@@ -57,6 +57,7 @@ def test_each_stage_exposes_the_function_its_script_calls():
     scripts = {"prep.py": "lyss.prep", "embed.py": "lyss.embed", "score.py": "lyss.metrics.score",
                "aggregate.py": "lyss.aggregate", "significance.py": "lyss.significance", "report.py": "lyss.report",
                "validate.py": "lyss.validate.steps", "validate_dataset.py": "lyss.validate.dataset",
-               "translate.py": "lyss.translate.jobs", "postprocess.py": "lyss.translate.jobs"}
+               "translate.py": "lyss.translate.jobs", "postprocess.py": "lyss.translate.jobs",
+               "validation_plots.py": "lyss.report.plots"}
     for script, module in scripts.items():
         assert module in _edges(ROOT / "scripts" / script)[0], script
