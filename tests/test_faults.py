@@ -168,9 +168,11 @@ def test_killed_translation_resumes_redoing_only_unfinished_entries(interrupted)
     out = [json.loads(line) for line in (work / f"results/translations/{DATASET}/llm.jsonl").read_text().splitlines()]
     assert [r["id"] for r in out] == [e["id"] for e in entries]  # all there, corpus order, no duplicates
     assert all(r["error"] is None and r["prediction"] for r in out)
-    for record in finished:  # earlier results kept as they were
-        kept = {k: v for k, v in record.items() if k != "input"}
+    timing = json.loads((work / f"results/timings/translations/{DATASET}/llm.json").read_text())
+    for record in finished:  # earlier results kept as they were; their latency goes to the timing file
+        kept = {k: v for k, v in record.items() if k not in ("input", "latency_s")}
         assert out[[e["id"] for e in entries].index(record["id"])] == {**kept, "hooks_applied": []}
+        assert timing["latency_s"][record["id"]] == record["latency_s"]
     meta = json.loads((work / f"results/translations/{DATASET}/llm.meta.json").read_text())
     assert meta["resumed"] == len(done_ids) and meta["translated"] == len(entries) - len(done_ids)
     # the paid records stay, one per entry, so a later deletion of the output costs nothing
