@@ -271,3 +271,24 @@ def test_score_reads_stdin_works_from_any_folder_and_prints_null_metrics_with_th
     assert f"chrf_plus_plus          {chrf:.4f}" in out
     assert ("morphological_accuracy  —  (no corpus entry has `morphology` annotations (expected analyses per "
             "entry))") in out
+
+
+def test_a_file_too_small_to_count_still_shows_what_each_metric_measured(files, capsys, tmp_path):
+    """20 lines are below composite.min_entries (30): chrF++ does not count and the card shows no value,
+    but a user scoring a small file sees sacrebleu's number beside the reason, and the JSON has it apart."""
+    paths, texts, common = files
+    small = {}
+    for name in ("src", "ref", "a"):
+        small[name] = tmp_path / f"{name}.txt"
+        small[name].write_text("\n".join(texts[name][:20]) + "\n", encoding="utf-8")
+    chrf = CHRF(word_order=2).corpus_score(texts["a"][:20], [texts["ref"][:20]]).score
+    args = ["score", "-s", str(small["src"]), "-r", str(small["ref"]), "-i", str(small["a"]), "-l", "eng-spa",
+            "--metrics", "chrf_plus_plus", *common]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert (f"chrf_plus_plus          —  (measured {chrf:.4f}, not counted: only 20 entries contribute a value "
+            "(composite.min_entries is 30): too little evidence to weigh in the composite)") in out
+    code, out, _ = run(capsys, *args, "--json")
+    block = json.loads(out)
+    assert block["scores"]["chrf_plus_plus"] is None
+    assert block["withheld"]["chrf_plus_plus"] == pytest.approx(chrf, abs=1e-6)

@@ -6,6 +6,7 @@ import jsonschema
 import numpy as np
 import pytest
 import yaml
+from sacrebleu.metrics import CHRF
 
 from lyss.aggregate.runcard import build_run_card, validate_run_card
 from lyss.metrics import ScoringInput, get_metric
@@ -138,6 +139,11 @@ def test_coverage_bar_nulls_weighted_metrics_and_every_card_records_coverage():
     assert card["null_reasons"]["chrf_plus_plus"].startswith("only 4 entries contribute a value "
                                                              "(composite.min_entries is 5)")
     assert card["scores"]["bleu"] is not None  # not weighted: shown, weighs nothing
+    # what chrF++ measured stays in the card, apart from the values that count (sacrebleu's own number)
+    outputs = [r["prediction"] or "" for r in RECORDS]
+    chrf = CHRF(word_order=2).corpus_score(outputs, [[e["reference"] for e in ENTRIES]])
+    assert card["withheld"]["chrf_plus_plus"] == pytest.approx(chrf.score, abs=1e-6)
+    assert "bleu" not in card["withheld"]
 
 
 def test_partial_composite_gets_no_tier():

@@ -165,6 +165,13 @@ def refused_metrics(results: dict[str, MetricResult], weights: dict, composite_s
     return reasons
 
 
+def withheld_values(results: dict[str, MetricResult], scores: dict) -> dict[str, float]:
+    """Metric → the value it measured but the card does not show (its reason is in `null_reasons`): a user
+    scoring a 20-line file still sees what chrF++ said, plainly apart from the numbers that count."""
+    return {key: _round(result.corpus_value) for key, result in sorted(results.items())
+            if result.available and result.corpus_value is not None and scores.get(key) is None}
+
+
 def build_scores(results: dict[str, MetricResult], records: list[dict], entries: list[dict],
                  weights: dict, normalisation: dict, tiers: list[dict], elapsed_seconds: float | None,
                  total_tokens: int, cost_per_entry: float | None, *, composite_settings: dict | None = None,
@@ -266,6 +273,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "signatures": {k: r.signature for k, r in sorted(results.items()) if r.signature},
         "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
         "null_reasons": reasons,
+        "withheld": withheld_values(results, scores),
         "score_caveats": caveats,
         "tier_gate": tier_gate,
         "warnings": [f"caveat {k} skipped: {v}" for k, v in skipped_caveats(caveat_settings, embeddings).items()],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
-from lyss.aggregate.runcard import apply_caveats, build_scores
+from lyss.aggregate.runcard import apply_caveats, build_scores, withheld_values
 from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_for, card_provenance, provenance_warning
@@ -206,7 +206,8 @@ def _text(block: dict) -> str:
         if ci and ci["ci_lower"] is not None:
             shown += f"  [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
         lines.append(f"{key:<24}{shown}")
-    lines += [f"{key:<24}—  ({reason})" for key, reason in block["null_reasons"].items()
+    withheld = {key: f"measured {value:.4f}, not counted: " for key, value in block["withheld"].items()}
+    lines += [f"{key:<24}—  ({withheld.get(key, '')}{reason})" for key, reason in block["null_reasons"].items()
               if scores.get(key) is None and "reference check" not in reason]
     profile = block["composite_profile"]
     lines.append(f"composite over {', '.join(profile['applied_weights']) or 'no metric'} "
@@ -214,7 +215,8 @@ def _text(block: dict) -> str:
     oracle = block["oracle"]
     composite = "—" if oracle["composite"] is None else f"{oracle['composite']:.4f}"
     lines.append(f"reference (oracle): composite {composite}, {oracle['quality_tier']}")
-    lines += [f"not valid here: {m}: {r}" for m, r in block["null_reasons"].items() if "reference check" in r]
+    lines += [f"not valid here: {m}: {withheld.get(m, '')}{r}" for m, r in block["null_reasons"].items()
+              if "reference check" in r]
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
     lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
     lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
@@ -259,6 +261,7 @@ def run(args: argparse.Namespace) -> int:
                                 data.target_lang: card_provenance(data.target_card)},
              "signatures": {k: r.signature for k, r in results.items() if r.signature},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
+             "withheld": withheld_values(results, scores),
              "score_caveats": caveats, "skipped_caveats": skipped_caveats(settings["caveats"], data.embeddings),
              "tier_gate": tier_gate, "warnings": warnings, "scores": scores, "oracle": oracle["block"]}
     print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
