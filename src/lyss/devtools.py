@@ -22,7 +22,6 @@ from lyss.codehash import SRC, card_plugins, closure, is_code, module_file, pack
 
 PROJECT = SRC.parent
 CODE_PREFIX = "src/lyss"
-WORKFLOW_DEPS = ("Snakefile", "rules")  # what Snakemake reads for any target
 WORKFLOW_IMPORT = re.compile(r"^\s*(?:from\s+(lyss[\w.]*)\s+import|import\s+(lyss[\w.]*))", re.M)
 
 

@@ -49,8 +49,9 @@ def timed_records(records: list[dict], timing_path) -> tuple[list[dict], float |
     be a number nobody measured here."""
     path = Path(timing_path) if timing_path else None
     if path is None or not path.is_file():
+        where = f" ({path})" if path else ""
         return records, None, (f"the translations were made on another machine or restored from a cache, without "
-                               f"their timing file ({path}): speed was not measured here")
+                               f"their timing file{where}: speed was not measured here")
     timing = read_json(path)
     latency = timing.get("latency_s", {})
     return ([{**r, "latency_s": latency.get(r["id"], 0.0)} for r in records],
