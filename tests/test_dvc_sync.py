@@ -1,7 +1,11 @@
 """dvc.yaml stays in step with the Snakefile and params.yaml: every stage calls a real Snakemake
 target, every params.yaml section belongs to a stage, and each stage lists the scripts of its rules."""
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -66,3 +70,21 @@ def test_every_stage_depends_on_the_workflow_and_the_code_it_imports():
     assert {src / "codehash.py", src / "config.py", src / "errors.py"} <= workflow_code()
     for name, stage in DVC.items():
         assert {"Snakefile", "rules"} <= set(stage["deps"]), name
+
+
+def test_the_committed_lock_matches_the_code_data_and_params():
+    """`make run` on a fresh clone leaves git clean only if dvc.lock already holds the hashes of the code,
+    data and params it is committed with (the outputs are the same bytes on any machine). A commit that edits
+    code without refreshing the lock fails here: run `make run` and commit dvc.lock."""
+    env = {**os.environ, "DVC_NO_ANALYTICS": "1", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["dvc", "status", "--json"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300, check=True)
+    stale = {}
+    for stage, changes in json.loads(done.stdout or "{}").items():
+        for change in changes if isinstance(changes, list) else []:
+            if not isinstance(change, dict):
+                continue
+            deps = {p: s for p, s in change.get("changed deps", {}).items() if not p.startswith("results/")}
+            if deps or change.get("changed params"):
+                stale[stage] = {**deps, **change.get("changed params", {})}
+    assert stale == {}, f"dvc.lock is stale for {stale}: run `make run` and commit dvc.lock"
