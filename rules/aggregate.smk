@@ -6,7 +6,6 @@ rule aggregate:
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
         translations="results/translations/{dataset}/{method}.jsonl",
-        translation_meta="results/translations/{dataset}/{method}.meta.json",
         metrics=metric_files,
         reference_metrics=reference_metric_files,
         evidence=evidence_dirs,

@@ -8,7 +8,6 @@ with logged(snakemake.log[0]):
         corpus_path=snakemake.input.corpus,
         corpus_meta_path=snakemake.input.meta,
         translations_path=snakemake.input.translations,
-        translation_meta_path=snakemake.input.translation_meta,
         metric_paths=snakemake.input.metrics,
         reference_metric_paths=snakemake.input.reference_metrics,
         evidence_dirs=snakemake.input.evidence,

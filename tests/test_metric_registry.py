@@ -86,7 +86,7 @@ def _card(results, name):
     card = build_run_card(
         dataset={"id": "toyset", "language_pair": "eng-eng", "fingerprint": "f"},
         method={"name": name, "kind": "copy_source"}, results=results, records=records, entries=ENTRIES,
-        translation_meta={"elapsed_seconds": 1.0}, composite_settings=composite, tiers=PARAMS["tiers"],
+        elapsed_seconds=1.0, composite_settings=composite, tiers=PARAMS["tiers"],
         caveat_settings=PARAMS["caveats"], profile="B",
         fingerprint={"hash": (name[0] * 64)[:64], "corpus": "f", "params": "p", "code_version": "v"})
     intervals = confidence_intervals(results, ENTRIES, composite["profiles"]["B"], {}, n_resamples=200, seed=3)

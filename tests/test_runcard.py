@@ -49,7 +49,7 @@ def make_card(composite_settings=TOY_COMPOSITE, records=RECORDS, kind="openai_co
     return build_run_card(
         dataset={"id": "toy", "language_pair": "eng-spa", "fingerprint": "f"},
         method={"name": "llm", "kind": kind, "model": "tiny-model"},
-        results=results, records=records, entries=ENTRIES, translation_meta={"elapsed_seconds": 8.0},
+        results=results, records=records, entries=ENTRIES, elapsed_seconds=8.0,
         composite_settings=composite_settings, tiers=PARAMS["tiers"], caveat_settings=PARAMS["caveats"], profile="B",
         fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"}, priced=priced, **extra,
     ), results

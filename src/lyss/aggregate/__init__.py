@@ -20,7 +20,7 @@ def _read_results(metric_paths) -> dict:
     return results
 
 
-def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translation_meta_path, metric_paths,
+def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, metric_paths,
                   reference_metric_paths, evidence_dirs=(), languages_dir, method_name, method_config,
                   composite_settings, oracle_settings=None, priced=False, tiers, caveat_settings,
                   stats_settings, out_path, embedding_paths=(), embedding_backend=None, timing_path=None) -> dict:
@@ -58,8 +58,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, translati
         dataset={"id": dataset["id"], "language_pair": dataset["language_pair"],
                  "fingerprint": corpus_meta["fingerprint"], "licence": dataset["licence"]},
         method={"name": method_name, "kind": method_config["kind"], **public_options(method_config)},
-        results=results, records=records, entries=entries,
-        translation_meta={**read_json(translation_meta_path), "elapsed_seconds": elapsed_seconds}, untimed=untimed,
+        results=results, records=records, entries=entries, elapsed_seconds=elapsed_seconds, untimed=untimed,
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings), reference_checks=checks,
         failed_checks=failed, reference_flags=reference_flags, priced=priced, embeddings=embeddings,

@@ -231,18 +231,19 @@ def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | Non
 
 
 def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
-                   entries: list[dict], translation_meta: dict, composite_settings: dict, tiers: list[dict],
+                   entries: list[dict], elapsed_seconds: float | None, composite_settings: dict, tiers: list[dict],
                    caveat_settings: dict, profile: str, fingerprint: dict, reference_checks: dict | None = None,
                    failed_checks: dict[str, str] | None = None, reference_flags: dict | None = None,
                    validation: dict[str, str] | None = None, priced: bool = False,
                    embeddings=None, untimed: str | None = None) -> dict:
     """The run card. `reference_checks`/`failed_checks` come from lyss.aggregate.oracle on the reference's metric
     files (failed metrics are null here), `reference_flags` are the caveat flags of the references,
-    `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status)."""
+    `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status);
+    `elapsed_seconds` the translation's wall time, or None with `untimed` saying why it was not measured."""
     weights = composite_settings["profiles"][profile]
     normalisation = composite_settings.get("normalisation", {})
     untimed = UNTIMED_KINDS.get(method["kind"]) or untimed  # `untimed`: why this run's speed was not measured
-    elapsed = None if untimed else float(translation_meta.get("elapsed_seconds") or 0.0)
+    elapsed = None if untimed else float(elapsed_seconds or 0.0)
     totals = totals_block(records, entries, elapsed, priced)
     scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
                                    totals["total_tokens"], totals["cost_per_entry_usd"],
