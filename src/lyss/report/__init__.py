@@ -5,17 +5,13 @@ import os
 import sys
 from pathlib import Path
 
+from lyss.aggregate.runcard import SPEED_KEYS
 from lyss.io import read_json, write_json_atomic, write_text_atomic
 from lyss.metrics import declaration, label, leaderboard_metrics, summary_metrics
 from lyss.report.board import best_marks, dataset_notes, is_oracle, ranked, tier_label
 from lyss.report.page import leaderboard_html
 
 SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
-# Wall-clock fields differ on every run: they go to results/timings.json, which is not committed.
-TIMING_SCORES = ["entries_per_minute", "tokens_per_second", "avg_latency_seconds", "median_latency_seconds",
-                 "p95_latency_seconds"]
-
-
 
 
 def summary_scores() -> list[str]:
@@ -38,8 +34,9 @@ def summary(cards: list[dict], scores_kept=None, totals_kept=SUMMARY_TOTALS) -> 
 
 
 def timings(cards: list[dict]) -> dict:
-    """The wall-clock fields of the cards, for results/timings.json (uncommitted)."""
-    out = summary(cards, TIMING_SCORES, [])
+    """The wall-clock fields of the cards (the §7 speed keys and the elapsed time), for results/timings.json:
+    they differ on every run, so neither git nor DVC versions them."""
+    out = summary(cards, SPEED_KEYS, [])
     for card in cards:
         out[card["dataset"]["id"]][card["method"]["name"]]["elapsed_seconds"] = card["elapsed_seconds"]
     return out
