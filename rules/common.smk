@@ -198,6 +198,7 @@ def evidence_outputs():
 
 def validation_outputs():
     """The configured validation parts, and the agreement study of every dataset with human scores."""
-    return (
-        expand("results/validation/{part}", part=VALIDATION_PARTS) + evidence_outputs()
-    )
+    return expand("results/validation/{part}", part=VALIDATION_PARTS) + [
+        "results/evidence/datasets.json",
+        *evidence_outputs(),
+    ]

@@ -1,6 +1,7 @@
 # Human-judgment validation (issue: metrics are trusted only once checked against people):
-# one job per configured part of `validation:` in params.yaml, each running its part of lyss.validate.steps
-# (the same code as the `lyss <part>` subcommand).
+# one job per configured part of `validation:` in params.yaml, each running its `lyss` subcommand.
+import json
+from pathlib import Path
 
 
 rule validate:
@@ -32,13 +33,22 @@ rule validate_all:
 
 
 rule evidence_all:
-    """DVC stage target: the metric–human agreement of every dataset with human scores. The folder exists
-    even when no dataset has human scores, since DVC expects the stage's output (as in `embed_all`).
-    """
+    """DVC stage target: the metric–human agreement of every dataset with human scores."""
+    input:
+        "results/evidence/datasets.json",
+
+
+rule evidence_index:
+    """The rated datasets whose evidence the run cards read; always written, so that the folder DVC
+    versions exists when no dataset has human scores."""
     input:
         evidence_outputs(),
-    shell:
-        "mkdir -p results/evidence"
+    output:
+        "results/evidence/datasets.json",
+    run:
+        Path(output[0]).write_text(
+            json.dumps(sorted(Path(p).name for p in input)) + "\n"
+        )
 
 
 def rated_metric_files(wildcards):
