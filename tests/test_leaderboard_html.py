@@ -1,20 +1,14 @@
 """results/leaderboard.html (src/lyss/report/page.py): content from hand-written cards, and the page
-loaded in headless Chromium: the table renders and clicking a header reorders the rows.
+loaded in headless Chromium: the table renders and clicking a header reorders the rows. (tests/chromium.py)."""
 
-The browser is driven with Selenium and Debian's chromedriver: Debian builds `chromium-driver` from the
-same source as `chromium`, so the two always match, and nothing is downloaded (Playwright pins its own
-browser builds and wants `playwright install`)."""
-
-import os
 import re
-import shutil
 
 import pytest
+from chromium import start_chromium
 from handmade_cards import make_card
 
 from lyss.report.page import coverage_warning, leaderboard_html
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 CAVEAT = {"id": "source_copy", "share": 0.9, "threshold": 0.2, "entries": 9,
           "message": "90% of outputs are (near) copies of their source (threshold 20%)"}
 
@@ -100,20 +94,7 @@ def test_one_section_per_dataset():
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
-        pytest.skip("Chromium test skipped: install the Debian packages `chromium chromium-driver` "
-                    "(make test does)")
-    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must not look for drivers online
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
-                "--window-size=1280,900"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = start_chromium()
     yield driver
     driver.quit()
 

@@ -3,13 +3,16 @@ declared in the project's dvc.yaml."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
+from chromium import start_chromium
 from handmade_cards import make_card
+from selenium.webdriver.support.ui import WebDriverWait
 
 from lyss.report.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots, write_validation_plots
 
@@ -100,12 +103,14 @@ def test_without_validation_the_table_is_a_header_and_there_is_no_figure(tmp_pat
     assert not (tmp_path / "figures/validation_correlations.png").exists()
 
 
-def test_dvc_plots_show_renders_the_declared_plots(tmp_path):
-    """The project's `plots:` section and templates, on plot files written from hand-made cards."""
+def show_plots(tmp_path) -> Path:
+    """`dvc plots show` on the project's `plots:` section, templates and page template, with plot files written
+    from hand-made cards; returns the page."""
     env = dict(os.environ, DVC_NO_ANALYTICS="1", PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     subprocess.run(["dvc", "init", "-q"], cwd=tmp_path, check=True, env=env)
     shutil.copytree(ROOT / ".dvc/plots", tmp_path / ".dvc/plots")
+    shutil.copy(ROOT / ".dvc/config", tmp_path / ".dvc/config")  # plots.html_template: the offline page
     declared = yaml.safe_load((ROOT / "dvc.yaml").read_text())["plots"]
     (tmp_path / "dvc.yaml").write_text(yaml.safe_dump({"plots": declared}))
     validation = _validation(tmp_path)
@@ -134,6 +139,37 @@ def test_dvc_plots_show_renders_the_declared_plots(tmp_path):
     done = subprocess.run(["dvc", "plots", "show", "-o", str(tmp_path / "html")], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and (tmp_path / "html/index.html").exists()
+    return tmp_path / "html/index.html"
+
+
+def test_dvc_plots_show_renders_the_declared_plots(tmp_path):
+    assert "vega-embed" in show_plots(tmp_path).read_text(encoding="utf-8")
+
+
+def test_dvc_plots_page_draws_every_plot_offline_in_chromium(tmp_path):
+    """The page DVC writes through .dvc/plots/offline.html carries Vega itself: with every host name unresolvable,
+    each declared Vega plot is drawn (a canvas or SVG with marks) and each image is shown."""
+    page = show_plots(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=\"?https?:", html)
+    driver = start_chromium()
+    try:
+        driver.get(page.as_uri())
+        # vega-embed replaces each plot's <div> content (its <script>) by the drawing
+        plots = html.count("vegaEmbed('#")
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "const e = [...document.querySelectorAll('.vega-embed')];"
+            "return e.length == arguments[0] && e.every(p => p.querySelector('canvas.marks, svg.marks'))", plots))
+        drawn = driver.execute_script(
+            "return [...document.querySelectorAll('.vega-embed')].map(p => {"
+            " const r = p.querySelector('canvas.marks, svg.marks').getBoundingClientRect();"
+            " return [p.id, r.width, r.height]; })")
+        images = driver.execute_script("return [...document.images].map(i => i.naturalWidth)")
+    finally:
+        driver.quit()
+    assert len(drawn) == 3, drawn  # composite and tier_chrf (one dataset each), correlations
+    assert all(width > 50 and height > 50 for _, width, height in drawn), drawn
+    assert len(images) == 2 and all(width > 0 for width in images), images
 
 
 def test_an_interval_that_excludes_its_value_still_draws(tmp_path):
