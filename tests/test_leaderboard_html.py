@@ -201,3 +201,34 @@ def test_figures_are_linked_as_local_files():
     page = leaderboard_html(demo_cards(), SIGNIFICANCE, figures=["plots/figures/composite_demo.png"])
     assert '<a href="plots/figures/composite_demo.png">composite_demo</a>' in page
     assert not re.search(r"https?:", page)  # the plots open offline
+
+
+def test_the_oracle_row_stays_unranked_under_every_sort_in_chromium(browser, tmp_path):
+    path = tmp_path / "leaderboard.html"
+    path.write_text(leaderboard_html(oracle_cards(), ORACLE_SIGNIFICANCE), encoding="utf-8")
+    browser.get(path.as_uri())
+    keys = [h.get_attribute("data-sort") for h in browser.find_elements("css selector", "th[data-sort]")]
+    assert {"composite", "chrf_plus_plus", "cost", "speed"} <= set(keys)
+    for key in keys:
+        for _ in range(2):  # both directions
+            _click(browser, key)
+            assert _methods(browser)[-1] == "reference", (key, _methods(browser))
+
+
+def test_a_wide_real_board_keeps_every_column_usable_at_1280_px(browser, tmp_path):
+    """13 systems with WMT-length names and up to three caveats each (the TED board): nothing scrolls sideways
+    and the caveats column ends inside the window."""
+    cards = []
+    for i in range(13):
+        caveats = [dict(CAVEAT, id=name) for name in ("source_copy", "misaligned_output", "constant_output")[:i % 4]]
+        cards.append(make_card(method=f"wmt21_volctrans_glat_{i}", fingerprint=str(i), composite=0.7 - i / 100,
+                               composite_ci=(0.69 - i / 100, 0.71 - i / 100), chrf=55.0 - i, chrf_ci=(54.0, 56.0),
+                               caveats=caveats, entries_per_minute=12345.6, avg_latency=0.0123))
+    path = tmp_path / "leaderboard.html"
+    path.write_text(leaderboard_html(cards, {}), encoding="utf-8")
+    browser.get(path.as_uri())
+    assert browser.execute_script(
+        "return Array.from(document.querySelectorAll('.table-wrap')).every(w => w.scrollWidth <= w.clientWidth)")
+    right = browser.execute_script(
+        "return Math.max(...[...document.querySelectorAll('td.caveats')].map(c => c.getBoundingClientRect().right))")
+    assert right <= browser.execute_script("return document.documentElement.clientWidth")

@@ -66,7 +66,7 @@ def build_page(node_modules: Path) -> str:
 
 def licences(node_modules: Path) -> str:
     """Every licence in node_modules: the three builds bundle d3 and a few other small packages. The vega package
-    itself ships no LICENSE file; its package.json says BSD-3-Clause, the text of its sibling vega-canvas (same authors)."""
+    itself ships no LICENSE file; its package.json says BSD-3-Clause: the text of vega-canvas (same authors)."""
     parts = []
     for folder in sorted(p for p in node_modules.iterdir() if p.is_dir() and not p.name.startswith((".", "@"))):
         text = folder / "LICENSE"

@@ -45,17 +45,18 @@ CSS = """
 :root { --fg: #1d232a; --muted: #5b6570; --line: #d8dde3; --head: #f3f5f7; --warn-bg: #fff6e0; --warn: #8a5a00; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-       margin: 0 auto; max-width: 1280px; padding: 1.5rem 1rem; }
+       margin: 0 auto; max-width: 1600px; padding: 1.5rem 1rem; }
 h1 { margin: 0 0 .25rem; } h2 { margin: 2rem 0 .5rem; } h2 small { color: var(--muted); font-weight: normal; }
 p.lead, .note { color: var(--muted); }
 .table-wrap { overflow-x: auto; }
-table.board { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+table.board { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
 table.board caption { text-align: left; color: var(--muted); padding: .25rem 0; }
-table.board th, table.board td { border-bottom: 1px solid var(--line); padding: .4rem .4rem; text-align: right;
+table.board th, table.board td { border-bottom: 1px solid var(--line); padding: .35rem .3rem; text-align: right;
        vertical-align: top; white-space: nowrap; }
 table.board th { background: var(--head); font-weight: 600; position: sticky; top: 0; white-space: normal;
        vertical-align: bottom; }
 table.board th.text, table.board td.text { text-align: left; white-space: normal; }
+table.board td.caveats { min-width: 7em; max-width: 14em; }
 table.board th button { font: inherit; font-weight: 600; background: none; border: 0; padding: 0; cursor: pointer;
        color: inherit; }
 table.board th button::after { content: " \\2195"; color: var(--muted); }
@@ -103,6 +104,8 @@ SCRIPT = """
         var index = header.cellIndex, sign = direction === "ascending" ? 1 : -1;
         var rows = Array.prototype.slice.call(body.rows);
         rows.sort(function (a, b) {
+          var oracle = a.classList.contains("oracle") - b.classList.contains("oracle");
+          if (oracle) return oracle;  // the oracle row is not ranked: it stays below the ranked rows
           var x = value(a, index), y = value(b, index);
           if (x === null || y === null) {
             if (x === null && y !== null) return 1;
@@ -233,7 +236,7 @@ def _row(rank: int | str, card: dict, marks: dict, weights_total: int) -> str:
         cells.append(f"<td data-value=\"{_sort_value(value)}\">{display[key]}</td>")
     used = available_composite_metrics(card)
     cells.append(f"<td title=\"{_esc(', '.join(used) or 'none')}\">{len(used)}/{weights_total}</td>")
-    cells.append(f"<td class=\"text\">{_caveats_cell(card)}</td>")
+    cells.append(f"<td class=\"text caveats\">{_caveats_cell(card)}</td>")
     oracle = " class=\"oracle\"" if is_oracle(card) else ""
     return f"<tr data-method=\"{_esc(name)}\"{oracle}>" + "".join(cells) + "</tr>"
 
@@ -250,9 +253,9 @@ def _table(dataset: str, group: list[dict], sig: dict) -> str:
     head += ["<th scope=\"col\" title=\"weighted metrics available to the composite\">Metrics</th>",
              "<th scope=\"col\" class=\"text\">Caveats</th>"]
     marks = best_marks(group, sig)
-    ordered = ranked(group)
-    rows = [_row("—" if is_oracle(card) else rank, card, marks, weights_total)
-            for rank, card in enumerate(ordered, 1)]
+    ordered = sorted(ranked(group), key=is_oracle)  # the oracle is not ranked: below the ranked rows, no number
+    runs = [card for card in ordered if not is_oracle(card)]
+    rows = [_row(runs.index(card) + 1 if card in runs else "—", card, marks, weights_total) for card in ordered]
     caption = (f"{len(group)} run(s), ranked by composite; click a column header to sort. CIs: 95% percentile "
                "bootstrap.")
     return (f"<div class=\"table-wrap\"><table class=\"board\" id=\"board-{_esc(dataset)}\" "
