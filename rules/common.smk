@@ -7,8 +7,11 @@ from lyss.codehash import code_hash, score_hash
 from lyss.config import check_params
 from lyss.errors import InputError
 from lyss.prep import dataset_language_pair
+from lyss.prep.folders import corpus_files, expand_dataset_folders
 from lyss.translate.eligibility import select_methods
 
+# Each dataset folder's systems/ and human_scores.csv join the settings before they are checked.
+expand_dataset_folders(config)
 for warning in check_params(config):
     print(f"lyss: warning: {warning}", file=sys.stderr)
 # check_params covers post-processing hooks too, before any job: a misspelt hook deletes nothing.

@@ -1,7 +1,7 @@
 rule prep:
     """Validate and normalise a corpus; record its content fingerprint."""
     input:
-        corpus=lambda wc: f"{dataset_dir(wc)}/corpus.jsonl",
+        corpus=lambda wc: corpus_files(dataset_dir(wc)),
         card=lambda wc: f"{dataset_dir(wc)}/dataset.yaml",
         languages=language_cards,
     output:
@@ -14,6 +14,7 @@ rule prep:
         mem_mb=1000,
         runtime=30,
     params:
+        dataset_dir=dataset_dir,
         languages_dir=LANGUAGES_DIR,
         limits=config.get("limits", {}),
         code=code("prep.py"),

@@ -4,6 +4,6 @@ from lyss.prep import prep_dataset
 from lyss.scripting import logged
 
 with logged(snakemake.log[0]):
-    prep_dataset(snakemake.wildcards.dataset, snakemake.input.corpus, snakemake.input.card,
+    prep_dataset(snakemake.wildcards.dataset, snakemake.params.dataset_dir, snakemake.input.card,
                  snakemake.params.languages_dir, snakemake.output.corpus, snakemake.output.meta,
                  snakemake.params.limits)

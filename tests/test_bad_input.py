@@ -119,7 +119,7 @@ PARAMS = [
     Case("unknown method kind", _set("methods", {"m": {"kind": "gpt"}}), None, "methods.m.kind",
          "unknown method kind 'gpt'"),
     Case("dataset folder without corpus", _set("datasets", {"d": {"path": "data/nowhere"}}), None,
-         "datasets.d.path", "corpus.jsonl does not exist"),
+         "datasets.d.path", "has neither corpus.jsonl nor source.txt"),
     Case("dataset name with a slash", _set("datasets", {"../up": {"path": f"data/corpora/{DATASET}"}}), None,
          "datasets.../up", "names may hold only"),
     Case("dataset name ending in a newline", _set("datasets", {"demo\n": {"path": f"data/corpora/{DATASET}"}}), None,

@@ -18,7 +18,7 @@ from lyss.errors import InputError
 from lyss.io import write_json_atomic, write_text_atomic
 from lyss.languages import load_cards
 from lyss.prep import dataset_language_pair
-from lyss.prep.corpus import load_corpus
+from lyss.prep.folders import expand_dataset_folders, load_dataset_entries
 from lyss.validate.composite_entries import profile_weights
 from lyss.validate.dataset import human_methods, join_human_scores
 from lyss.validate.options import positive_int
@@ -55,12 +55,13 @@ def load_params(path: Path) -> dict:
         params = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise InputError(path, f"cannot read the settings ({err.strerror or err}); give --params PATH") from None
+    expand_dataset_folders(params, str(path))
     check_params(params, str(path))
     return params
 
 
-def _documents(corpus_path: Path, ids: list[str]) -> list[str]:
-    provenance = {e["id"]: e.get("provenance") or "" for e in load_corpus(corpus_path)}
+def _documents(dataset_dir: Path, ids: list[str]) -> list[str]:
+    provenance = {e["id"]: e.get("provenance") or "" for e in load_dataset_entries(dataset_dir)}
     return [provenance.get(i, "") for i in ids]
 
 
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     target = dataset_language_pair(dataset["path"])[1]
     _, spec_weights = profile_weights(composite, load_cards(params.get("languages_dir", "data/languages")).get(target))
     candidates = sorted({m for profile in composite["profiles"].values() for m in profile})
-    documents = _documents(Path(dataset["path"]) / "corpus.jsonl", data.items)
+    documents = _documents(Path(dataset["path"]), data.items)
     rows = rated_rows(data.human, data.systems, data.items, documents, columns, candidates,
                       composite.get("normalisation", {}))
     if BASELINE_METRIC not in rows.features:

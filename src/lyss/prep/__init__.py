@@ -8,18 +8,19 @@ import yaml
 from lyss.errors import InputError
 from lyss.io import write_json_atomic, write_jsonl_atomic
 from lyss.languages import load_cards
-from lyss.prep.corpus import fingerprint, load_corpus, load_dataset_card
+from lyss.prep.corpus import fingerprint, load_dataset_card
+from lyss.prep.folders import load_dataset_entries
 
 
-def prep_dataset(name, corpus_path, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
-    """Validate and NFC-normalise a corpus (within params.yaml `limits`); write it with its card and content
-    fingerprint."""
+def prep_dataset(name, dataset_dir, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
+    """Validate and NFC-normalise a dataset folder's corpus (corpus.jsonl or plain text, lyss.prep.folders;
+    within params.yaml `limits`); write it with its card and content fingerprint."""
     cards = load_cards(languages_dir)
     card = load_dataset_card(card_path, cards)
     if str(card["id"]) != name:
         raise InputError(card_path, f"id {card['id']!r} differs from the dataset's name {name!r} in "
                          "params.yaml (results are filed under that name)", field="id")
-    entries = load_corpus(corpus_path, limits)
+    entries = load_dataset_entries(dataset_dir, limits)
     meta = {"dataset": card, "entries": len(entries), "fingerprint": fingerprint(entries)}
     write_jsonl_atomic(out_corpus, entries)
     write_json_atomic(out_meta, meta)

@@ -18,7 +18,7 @@ from lyss.languages import is_known_language
 REQUIRED_FIELDS = ("id", "source", "reference")
 TEXT_FIELDS = ("source", "reference", "notes", "provenance")
 KNOWN_FIELDS = set(REQUIRED_FIELDS) | {
-    "variants", "difficulty", "provenance", "glossary", "notes", "morphology", "human_score",
+    "variants", "difficulty", "provenance", "glossary", "notes", "morphology", "human_score", "references",
 }
 DIFFICULTY_RANGE = (1, 5)
 # params.yaml `limits` (docs/settings.md). An entry's length bounds every metric's memory: sacrebleu's TER
@@ -90,6 +90,14 @@ def validate_entry(path, line: int, raw: dict, max_chars: int | None = None) -> 
     entry["id"] = nfc(str(entry_id))
     entry["source"] = _check_string(path, line, "source", raw["source"])
     entry["reference"] = _check_string(path, line, "reference", raw["reference"], allow_empty=True)
+    if "references" in raw:
+        references = raw["references"]
+        if not isinstance(references, list) or not references:
+            raise InputError(path, "expected a non-empty list of strings (every reference, `reference` first)",
+                             line=line, field="references")
+        entry["references"] = [_check_string(path, line, "references", r, allow_empty=True) for r in references]
+        if entry["references"][0] != entry["reference"]:
+            raise InputError(path, "the first of `references` must be `reference`", line=line, field="references")
     for field in ("notes", "provenance"):
         if field in raw and raw[field] is not None:
             entry[field] = _check_string(path, line, field, raw[field], allow_empty=True)
@@ -123,12 +131,17 @@ def load_corpus(path, limits: dict | None = None) -> list[dict]:
     """Load and validate a corpus JSONL file; duplicate ids are an error naming both lines. `limits`:
     params.yaml `limits` (defaults DEFAULT_LIMITS); the entry count is checked while reading, so an
     oversized file is refused without being held in memory."""
-    limits = {**DEFAULT_LIMITS, **(limits or {})}
     path = Path(path)
     if not path.exists():
         raise InputError(path, "corpus file does not exist")
+    return validated_entries(path, iter_jsonl(path), limits)
+
+
+def validated_entries(path, rows, limits: dict | None = None) -> list[dict]:
+    """Validate (line, raw entry) rows read from `path` (JSONL, or plain text by lyss.prep.folders)."""
+    limits = {**DEFAULT_LIMITS, **(limits or {})}
     entries, seen = [], {}
-    for line, raw in iter_jsonl(path):
+    for line, raw in rows:
         if len(entries) == limits["max_entries"]:
             raise InputError(path, f"more than {limits['max_entries']:,} entries (params.yaml limits.max_entries; "
                              "split the corpus or raise the limit)", line=line)

@@ -1,0 +1,105 @@
+"""Datasets from plain files (lyss.prep.folders): source.txt + reference(s), systems/ discovered as precomputed
+methods with no params entry, human_scores.csv by convention; and one such dataset through the workflow, its
+chrF++ equal to sacrebleu's on the same files."""
+
+import json
+
+import pytest
+import sacrebleu
+from scratch_project import ROOT, make_project, read_params, sh, write_params
+
+from lyss.errors import InputError
+from lyss.prep.folders import discovered_systems, expand_dataset_folders, load_dataset_entries
+
+DEMO = [json.loads(line) for line in (ROOT / "data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
+
+
+def write_lines(path, lines):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def test_plain_text_entries_number_the_lines_and_carry_every_reference(tmp_path):
+    write_lines(tmp_path / "source.txt", ["Hello.", "Thank you."])
+    write_lines(tmp_path / "reference.txt", ["Hola.", "Gracias."])
+    write_lines(tmp_path / "reference.B.txt", ["¡Hola!", "Muchas gracias."])
+    entries = load_dataset_entries(tmp_path)
+    assert [(e["id"], e["source"], e["reference"], e["references"]) for e in entries] == [
+        ("1", "Hello.", "Hola.", ["Hola.", "¡Hola!"]), ("2", "Thank you.", "Gracias.", ["Gracias.", "Muchas gracias."])]
+
+
+def test_a_reference_of_another_length_is_one_line_naming_both_files(tmp_path):
+    write_lines(tmp_path / "source.txt", ["a", "b", "c"])
+    write_lines(tmp_path / "reference.txt", ["x", "y"])
+    with pytest.raises(InputError) as err:
+        load_dataset_entries(tmp_path)
+    assert str(err.value) == f"{tmp_path}/reference.txt: has 2 lines but {tmp_path}/source.txt has 3"
+
+
+def test_an_empty_source_line_names_file_line_and_field(tmp_path):
+    write_lines(tmp_path / "source.txt", ["a", "", "c"])
+    write_lines(tmp_path / "reference.txt", ["x", "y", "z"])
+    with pytest.raises(InputError) as err:
+        load_dataset_entries(tmp_path)
+    assert str(err.value).startswith(f"{tmp_path}/source.txt:2: field 'source':")
+
+
+def test_systems_and_human_scores_join_the_settings(tmp_path):
+    folder = tmp_path / "wmt"
+    for name in ("sysA.txt", "sysB.jsonl", "notes.md"):
+        write_lines(folder / "systems" / name, ["x"])
+    write_lines(folder / "human_scores.csv", ["method,id,human"])
+    config = {"datasets": {"wmt": {"path": str(folder)}, "listed": {"path": str(folder), "methods": ["copy"]}},
+              "methods": {"copy": {"kind": "copy_source"}}}
+    expand_dataset_folders(config)
+    assert config["methods"]["sysA"] == {"kind": "precomputed", "paths": {"wmt": f"{folder}/systems/sysA.txt",
+                                                                          "listed": f"{folder}/systems/sysA.txt"}}
+    assert config["methods"]["sysB"]["paths"]["wmt"] == f"{folder}/systems/sysB.jsonl"
+    assert "notes" not in config["methods"]
+    assert config["datasets"]["wmt"]["human_scores"] == f"{folder}/human_scores.csv"
+    assert config["datasets"]["listed"]["methods"] == ["copy", "sysA", "sysB"]  # a list names the others
+
+
+def test_a_system_named_like_a_configured_method_is_an_error(tmp_path):
+    write_lines(tmp_path / "systems/copy.txt", ["x"])
+    config = {"datasets": {"d": {"path": str(tmp_path)}}, "methods": {"copy": {"kind": "copy_source"}}}
+    with pytest.raises(InputError, match=r"params.yaml: field 'methods.copy': .*systems/copy.txt is a system"):
+        expand_dataset_folders(config)
+    write_lines(tmp_path / "systems/copy.jsonl", ["x"])
+    with pytest.raises(InputError, match="a second output file for system 'copy'"):
+        discovered_systems(tmp_path)
+
+
+def test_the_shipped_ted_dataset_needs_no_method_entries():
+    params = read_params(ROOT)
+    assert not any(name.startswith("wmt21_") for name in params["methods"])
+    expand_dataset_folders(params)
+    assert sorted(m for m in params["datasets"]["mqm_ted_ende"]["methods"]) == sorted(
+        p.stem for p in (ROOT / "data/corpora/mqm_ted_ende/systems").glob("*.jsonl"))
+    assert len(params["datasets"]["mqm_ted_ende"]["methods"]) == 13
+
+
+@pytest.mark.slow
+def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(tmp_path):
+    """WMT-style files: the reference as a system, a copy of the source, and the references shuffled."""
+    work = make_project(tmp_path / "p", metrics=["chrf_plus_plus", "bleu"], methods={})
+    entries = [e for e in DEMO if "\n" not in e["source"] + e["reference"]][:40]  # one line each
+    sources, references = [e["source"] for e in entries], [e["reference"] for e in entries]
+    shuffled = references[1:] + references[:1]
+    folder = work / "data/corpora/plain"
+    write_lines(folder / "source.txt", sources)
+    write_lines(folder / "reference.txt", references)
+    outputs = {"human": references, "copy": sources, "shuffled": shuffled}
+    for name, lines in outputs.items():
+        write_lines(folder / f"systems/{name}.txt", lines)
+    (folder / "dataset.yaml").write_text("id: plain\nname: plain files\nlanguage_pair: eng-spa\nlicence: CC0-1.0\n"
+                                         "citation: the demo corpus\n", encoding="utf-8")
+    params = read_params(work)
+    params["datasets"] = {"plain": {"path": "data/corpora/plain"}}
+    write_params(work, params)
+    sh(work, "snakemake", "--cores", "2", *(f"results/runs/plain/{m}.json" for m in outputs), timeout=900)
+    for name, lines in outputs.items():
+        card = json.loads((work / f"results/runs/plain/{name}.json").read_text())
+        expected = sacrebleu.corpus_chrf(lines, [references], word_order=2).score
+        assert card["scores"]["chrf_plus_plus"] == pytest.approx(expected, abs=1e-6), name
+        assert card["scores"]["bleu"] == pytest.approx(sacrebleu.corpus_bleu(lines, [references]).score, abs=1e-6)
