@@ -103,3 +103,52 @@ def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(t
         expected = sacrebleu.corpus_chrf(lines, [references], word_order=2).score
         assert card["scores"]["chrf_plus_plus"] == pytest.approx(expected, abs=1e-6), name
         assert card["scores"]["bleu"] == pytest.approx(sacrebleu.corpus_bleu(lines, [references]).score, abs=1e-6)
+
+
+def wmt_testset(root):
+    """A three-segment test set in mt-metrics-eval's layout: two references (refA also listed among the systems,
+    as mt-metrics-eval does), two systems, MQM scores with one unrated segment."""
+    write_lines(root / "sources/en-de.txt", ["Hello.", "Thank you.", "Good night."])
+    write_lines(root / "references/en-de.refA.txt", ["Hallo.", "Danke.", "Gute Nacht."])
+    write_lines(root / "references/en-de.refB.txt", ["Guten Tag.", "Vielen Dank.", "Schlaf gut."])
+    write_lines(root / "system-outputs/en-de/refA.txt", ["Hallo.", "Danke.", "Gute Nacht."])
+    write_lines(root / "system-outputs/en-de/sysX.txt", ["Hallo!", "Danke.", "Gute Nacht!"])
+    write_lines(root / "system-outputs/en-de/sysY.txt", ["Hello.", "Thank you.", "Good night."])
+    write_lines(root / "human-scores/en-de.mqm.seg.score",
+                ["refA\t0", "refA\t0", "refA\t0", "sysX\t-1", "sysX\t0", "sysX\tNone", "sysY\t-25", "sysY\t-25",
+                 "sysY\t-25"])
+    return root
+
+
+def test_import_wmt_writes_a_folder_the_pipeline_discovers(tmp_path, capsys):
+    from lyss.cli import main
+
+    testset, out = wmt_testset(tmp_path / "wmt22"), tmp_path / "corpora/wmt22_ende"
+    assert main(["dataset", "import-wmt", str(testset), "--lp", "en-de", "--out", str(out), "--human", "mqm",
+                 "--licence", "CC-BY-SA-4.0"]) == 0
+    assert "3 segments, 2 systems, 2 reference(s) (scored against refA), 5 rated outputs, eng-deu" in (
+        capsys.readouterr().out)
+    card = (out / "dataset.yaml").read_text()
+    assert "language_pair: eng-deu" in card and "licence: CC-BY-SA-4.0" in card
+    entries = load_dataset_entries(out)
+    assert entries[1] == {**entries[1], "id": "2", "source": "Thank you.", "reference": "Danke.",
+                          "references": ["Danke.", "Vielen Dank."]}
+    config = {"datasets": {"wmt22_ende": {"path": str(out)}}, "methods": {}}
+    expand_dataset_folders(config)
+    assert sorted(config["methods"]) == ["sysX", "sysY"]  # refA is the reference, not a system
+    assert (out / "human_scores.csv").read_text().splitlines() == [
+        "method,id,human", "sysX,1,-1.0", "sysX,2,0.0", "sysY,1,-25.0", "sysY,2,-25.0", "sysY,3,-25.0"]
+
+
+def test_import_wmt_refuses_a_short_system_file_and_an_unknown_reference(tmp_path, capsys):
+    from lyss.cli import main
+
+    testset = wmt_testset(tmp_path / "wmt22")
+    write_lines(testset / "system-outputs/en-de/sysZ.txt", ["only one line"])
+    assert main(["dataset", "import-wmt", str(testset), "--lp", "en-de", "--out", str(tmp_path / "a")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"lyss: error: {testset}/system-outputs/en-de/sysZ.txt: has 1 lines but the sources have 3")
+    assert not (tmp_path / "a").exists()  # checked before anything is written
+    assert main(["dataset", "import-wmt", str(testset), "--lp", "en-de", "--out", str(tmp_path / "b"),
+                 "--reference", "refC"]) == 2
+    assert "no reference 'refC' (found: refA, refB)" in capsys.readouterr().err
