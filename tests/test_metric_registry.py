@@ -196,3 +196,38 @@ def test_a_new_metric_is_in_the_derived_lists_and_nowhere_by_hand(toy):
     assert metrics.leaderboard_metrics()[-1] == TOY_ID
     assert ("toy_first_word", TOY_ID) in metrics.db_columns()
     assert np.isclose(metrics.declaration(TOY_ID, "corpus_value")(np.array([3.0, 6.0])), 0.5)
+
+
+def test_a_misspelt_declaration_is_an_error_not_a_silent_default():
+    from lyss.metrics.base import check_declarations
+
+    class Misspelt:
+        id, direction, ideal = "toy_rate", "higher", 1.0
+        has_cl = True  # meant has_ci
+
+        def score(self, data):
+            return None
+
+    with pytest.raises(TypeError, match=r"'has_cl' is not a metric declaration \(did you mean 'has_ci'\?\)"):
+        check_declarations(Misspelt)
+
+
+def test_core_declarations_are_required_and_annotated_state_is_allowed():
+    from lyss.metrics.base import check_declarations
+
+    class NoIdeal:
+        id, direction = "toy_rate", "higher"
+
+        def score(self, data):
+            return None
+
+    with pytest.raises(TypeError, match=r"missing: ideal"):
+        check_declarations(NoIdeal)
+
+    class WithState(NoIdeal):
+        ideal = 1.0
+        rules: dict | None = None  # plugin state, annotated
+
+    check_declarations(WithState)
+    for plugin in REGISTRY.values():  # what the registry checks at import
+        check_declarations(plugin)

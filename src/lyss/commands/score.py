@@ -19,6 +19,7 @@ from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_for, card_provenance, provenance_warning
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
+from lyss.metrics.base import declared
 from lyss.settings import read_params_file, validate_params
 from lyss.validate.options import positive_int
 
@@ -91,7 +92,7 @@ def load_settings(path: Path | None) -> dict:
 
 def model_free_metrics() -> list[str]:
     """Registered metrics that need no model download (a plugin says so with `requires_model = True`)."""
-    return [m for m, plugin in REGISTRY.items() if not getattr(plugin, "requires_model", False)]
+    return [m for m, plugin in REGISTRY.items() if not declared(plugin, "requires_model")]
 
 
 def parse_metrics(text: str | None, allowed_extra: tuple[str, ...] = ()) -> list[str]:

@@ -9,7 +9,7 @@ params.yaml.
 
 from lyss.errors import InputError
 from lyss.languages import language_plugin
-from lyss.metrics.base import MetricPlugin, MetricResult, ScoringInput, declared
+from lyss.metrics.base import MetricPlugin, MetricResult, ScoringInput, check_declarations, declared
 from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
 from lyss.metrics.comet import CometScore
 from lyss.metrics.compliance import ComplianceIndex, RepairEffectiveness
@@ -26,6 +26,8 @@ REGISTRY: dict[str, type] = {cls.id: cls for cls in (
     OrthographicAccuracy, TerminologyAdherence, ConsistencyScore, SemanticScore, CometScore, CodeSwitchingRate,
     HallucinationRate, ComplianceIndex, RepairEffectiveness,
 )}
+for _plugin in REGISTRY.values():
+    check_declarations(_plugin)  # a misspelt declaration fails here, at import, not as a silent default
 
 
 def declaration(metric_id: str, name: str):
@@ -116,7 +118,14 @@ def get_metric(metric_id: str, source="params.yaml") -> MetricPlugin:
 def resolve_metric(metric_id: str, target_card: dict | None, source="params.yaml") -> MetricPlugin:
     """The plugin that scores `metric_id` for a target language: the one its card declares under
     `evalMetrics` (e.g. CrkLinterMetric for equivalent_match_rate into Plains Cree), else the generic one."""
-    return language_plugin(target_card, metric_id) or get_metric(metric_id, source)
+    plugin = language_plugin(target_card, metric_id)
+    if plugin is None:
+        return get_metric(metric_id, source)
+    try:
+        check_declarations(type(plugin))
+    except TypeError as err:
+        raise InputError((target_card or {}).get("source") or source, str(err), field="evalMetrics") from None
+    return plugin
 
 
 __all__ = ["REGISTRY", "MetricPlugin", "MetricResult", "ScoringInput", "binary_metrics", "card_metric_keys",

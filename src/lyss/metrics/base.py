@@ -5,6 +5,7 @@ plus its corpus value, so that confidence intervals and paired tests resample ro
 re-scoring strings. A metric that cannot be computed says why (`available=False, reason=...`).
 """
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -128,7 +129,33 @@ DECLARATION_DEFAULTS = {
     "needs_embeddings": False,
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,
+    # Needs a model the user provides (COMET): `lyss score` leaves it out of its defaults unless asked for.
+    "requires_model": False,
 }
+# Declared by every metric, with no default: its id, which way is better, and the value of a perfect output.
+CORE_DECLARATIONS = ("id", "direction", "ideal")
+
+
+def check_declarations(cls: type) -> None:
+    """Refuse a metric class that declares something the registry does not read (a misspelt `has_cl = True`
+    would otherwise silently get the default) or lacks a core declaration. Public class attributes are
+    declarations; annotated ones (`rules: VariantRules | None = None`) are the plugin's own state."""
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    known = (*CORE_DECLARATIONS, *DECLARATION_DEFAULTS)
+    for klass in cls.__mro__[:-1]:  # object last
+        state = set(vars(klass).get("__annotations__", {}))
+        for name, value in vars(klass).items():
+            if name.startswith("_") or name in state or name in known or callable(value) or isinstance(
+                    value, (staticmethod, classmethod, property)):
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"{where}: {name!r} is not a metric declaration{hint}; the declarations and their "
+                            "defaults are lyss.metrics.base.DECLARATION_DEFAULTS")
+    missing = [name for name in CORE_DECLARATIONS if not hasattr(cls, name)]
+    if missing or not callable(getattr(cls, "score", None)):
+        raise TypeError(f"{where}: a metric declares {', '.join(CORE_DECLARATIONS)} and a score(data) method "
+                        f"(missing: {', '.join(missing) or 'score'})")
 
 
 def declared(metric, name: str):
