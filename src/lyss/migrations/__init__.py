@@ -2,8 +2,10 @@
 
 Each migration is a module `mNNNN_<name>.py` in this package exposing `upgrade(dialect) -> list[str]`
 (SQL statements for "sqlite" or "postgresql"). `lyss_schema_migrations` records which versions a
-database has; `store.migrate` applies the missing ones in order, each in its own transaction. A new
-metric column (spec §9.1: "added via numbered migrations") is a new module, never an edit of an old one.
+database has; `store.migrate` applies the missing ones in order, each in its own transaction. A change of
+the table's shape is a new module, never an edit of an old one. A new metric's column needs none: after the
+migrations, `Store.add_metric_columns` adds a `real` column for each registered metric's `db_column` the table
+lacks (spec §9.1 asks for numbered migrations; the registry is the one place a metric is declared).
 """
 
 import importlib
