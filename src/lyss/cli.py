@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "db": "push run cards into the database and query the leaderboard from it",
     "cluster": "check a SLURM profile against the cluster (partitions, account, resources) before submitting",
     "weights": "fit non-negative composite weights to human scores, cross-validated, as a new profile",
+    "review": "community review: an offline page for bilingual speakers, and their ratings in",
 }
 
 
