@@ -67,7 +67,8 @@ mark.minor { background: #fff1a8; } mark.major { background: #ffc1bd; }
 .ends { display: flex; justify-content: space-between; font-size: .85em; color: var(--muted); }
 .unrated { color: #9a6700; font-weight: 600; }
 .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
-button { font: inherit; padding: .35rem .9rem; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
+button { font: inherit; padding: .35rem .9rem; border-radius: 6px; border: 1px solid var(--line); background: #fff;
+         cursor: pointer; }
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 button:disabled { opacity: .5; cursor: default; }
 select, input[type=text] { font: inherit; padding: .25rem .4rem; }
@@ -153,7 +154,11 @@ function rating(item) {
 }
 
 function options(select, values) {
-  for (const v of values) { const o = document.createElement("option"); o.value = o.textContent = v; select.appendChild(o); }
+  for (const v of values) {
+    const o = document.createElement("option");
+    o.value = o.textContent = v;
+    select.appendChild(o);
+  }
 }
 options($("packet"), DATA.packets.map((_, k) => String(k + 1)));
 options($("category"), DATA.categories);
@@ -257,13 +262,22 @@ function setScore(value) {
   show();
 }
 
-function move(step) { state.position = Math.max(0, Math.min(items().length - 1, state.position + step)); save(); show(); }
+function move(step) {
+  state.position = Math.max(0, Math.min(items().length - 1, state.position + step));
+  save();
+  show();
+}
 
 function nextUnrated() {
   const list = items();
   for (let k = 1; k <= list.length; k++) {
     const j = (state.position + k) % list.length;
-    if (!state.ratings[list[j]] || state.ratings[list[j]].score === null) { state.position = j; save(); show(); return; }
+    if (!state.ratings[list[j]] || state.ratings[list[j]].score === null) {
+      state.position = j;
+      save();
+      show();
+      return;
+    }
   }
 }
 

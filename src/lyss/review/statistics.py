@@ -28,7 +28,15 @@ USABLE, UNUSABLE, UNDECIDED, BORDERLINE, INSUFFICIENT = "usable", "unusable", "u
 CI_NAMES = {"entailment": USABLE, "neutral": UNDECIDED, "contradiction": UNUSABLE, "insufficient": INSUFFICIENT}
 RESTRICT_NAMES = {"entailment": USABLE, "neutral": BORDERLINE, "contradiction": UNUSABLE,
                   "unclassified": UNDECIDED, "insufficient": INSUFFICIENT}
+CI_ORDER = (USABLE, UNDECIDED, UNUSABLE)
+RESTRICT_ORDER = (USABLE, BORDERLINE, UNUSABLE, UNDECIDED)
 LABEL_COLUMNS = ["item", "method", "id", "raters", "mean", "ci_lower", "ci_upper", "class_ci", "class_restrict"]
+
+
+def _counts(labels: list[str], order) -> dict[str, int]:
+    """Counts in the rule's order, zeros included; "insufficient" (one rating only) when it occurs."""
+    counts = Counter(labels)
+    return {label: counts[label] for label in (*order, *([INSUFFICIENT] if counts[INSUFFICIENT] else []))}
 
 
 def score_matrix(ratings: list[Rating]) -> tuple[list[str], list[str], np.ndarray]:
@@ -119,8 +127,8 @@ def review_summary(ratings: list[Rating], key: dict, settings: ReviewSettings) -
         "spec_minimum": {"pairs": MIN_SEGMENTS, "speakers_per_pair": MIN_ANNOTATORS},
         "meets_spec_minimum": pairs >= MIN_SEGMENTS and speakers >= MIN_ANNOTATORS,
         "agreement": agreement(ratings),
-        "labels": {"class_ci": dict(Counter(r["class_ci"] for r in rows)),
-                   "class_restrict": dict(Counter(r["class_restrict"] for r in rows)),
+        "labels": {"class_ci": _counts([r["class_ci"] for r in rows], CI_ORDER),
+                   "class_restrict": _counts([r["class_restrict"] for r in rows], RESTRICT_ORDER),
                    "crosstab": label_table(rows)},
         "methods": method_verdicts(rows, ratings, key, settings),
         "rules": {"neutral": settings.neutral, "confidence": settings.confidence, "resamples": settings.resamples,
