@@ -369,3 +369,66 @@ def test_the_evidence_stage_validates_or_contradicts_metrics_on_the_speakers_sco
                      permutations=200, language_pair="eng-deu")
     statuses = validation_status(["chrf_plus_plus", "bleu"], load_evidence([tmp_path / "evidence"], "eng-deu"), set())
     assert statuses["chrf_plus_plus"] == "validated" and statuses["bleu"] == "contradicted"
+
+
+def quantile_mapped(fit, grades, scores):
+    """Seed 004's quantile mapping written out: a score's mid-percentile among the fitting scores, looked up in
+    the fitting human values (the smallest value whose cumulative share reaches it)."""
+    fit, grades = np.sort(fit), np.sort(grades)
+    out = []
+    for s in scores:
+        share = (np.sum(fit < s) + np.sum(fit <= s)) / (2 * len(fit))
+        index = max(int(np.ceil(share * len(grades) - 1e-12)) - 1, 0)
+        out.append(grades[min(index, len(grades) - 1)])
+    return np.array(out)
+
+
+def test_a_calibrated_jury_of_biased_judges_against_the_speakers(study, imported, tmp_path):
+    """Three simulated LLM judges that grade one rubric grade too high (seed 004's finding), written in
+    `lyss judge`'s format; the jury report's numbers are recomputed here."""
+    from scipy.stats import kendalltau
+
+    from lyss.review.study import jury_review
+
+    rng = np.random.default_rng(11)
+    expected_grade = {}
+    for judge, noise in (("judge_a", 0.3), ("judge_b", 0.5), ("judge_c", 0.4)):
+        for method in SYSTEMS:
+            rows = []
+            for e in study["entries"]:
+                centre = float(np.clip(1 + 4 * study["quality"][method][e["id"]] + 1 + rng.normal(0, noise), 1, 5))
+                low = int(np.floor(centre))
+                probabilities = {str(g): 0.0 for g in range(1, 6)}
+                probabilities[str(low)] += 1 - (centre - low)
+                if low < 5:
+                    probabilities[str(low + 1)] += centre - low
+                rows.append({"id": e["id"], "grade": round(centre), "probabilities": probabilities,
+                             "answer": str(round(centre)), "error": None})
+                expected_grade.setdefault((method, e["id"]), []).append(
+                    sum(int(g) * p for g, p in probabilities.items()))
+            path = tmp_path / "judges" / judge / f"{method}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = jury_review(imported["reviews"].parent, tmp_path / "judges", study["settings"])
+    key, scores = study["key"], imported["scores"]
+    items = sorted(key["items"])
+    human = np.array([np.mean([scores[r][i] for r in scores if i in scores[r]]) for i in items])
+    jury = np.array([np.mean(expected_grade[(key["items"][i]["method"], key["items"][i]["id"])]) for i in items])
+    segments = sorted({key["items"][i]["id"] for i in items})
+    folds = np.array([segments.index(key["items"][i]["id"]) % 5 for i in items])
+    calibrated = np.empty(len(items))
+    for fold in range(5):
+        calibrated[folds == fold] = quantile_mapped(jury[folds != fold], human[folds != fold], jury[folds == fold])
+    ci, _ = expected_labels(imported)
+    labels = np.array([ci[i] for i in items])
+    decided = labels != "undecided"
+    member = report["members"]["jury"]
+    assert report["outputs"] == 660 and report["judges"] == ["judge_a", "judge_b", "judge_c"]
+    assert member["raw"]["kendall"] == pytest.approx(kendalltau(jury, human).statistic, abs=1e-6)
+    assert member["calibrated"]["mae"] == pytest.approx(np.mean(np.abs(calibrated - human)), abs=1e-6)
+    agreement = np.mean((calibrated[decided] > 50) == (labels[decided] == "usable"))
+    assert member["calibrated"]["label_agreement"] == pytest.approx(agreement, abs=1e-6)
+    assert member["bias"] == pytest.approx(np.mean((jury - 1) * 25 - human), abs=1e-6)
+    # the judges' shared lean upwards is what calibration removes
+    assert member["bias"] > 15 and member["calibrated"]["mae"] < member["raw"]["mae"]
+    assert member["calibrated"]["label_agreement"] > member["raw"]["label_agreement"]

@@ -10,7 +10,7 @@ from lyss.prep.corpus import read_prepared
 from lyss.review.ratings import RatingProblems
 from lyss.review.sample import dataset_runs
 from lyss.review.settings import review_settings
-from lyss.review.study import REVIEWS, export_review, import_reviews
+from lyss.review.study import REVIEWS, export_review, import_reviews, jury_review
 from lyss.settings import read_params_file, validate_params
 
 
@@ -37,6 +37,17 @@ def register(subparsers) -> None:
                       "time; later imports use the stored one)")
     _common(into)
     into.set_defaults(func=run_import)
+    jury = actions.add_parser(
+        "jury", help="LLM judges and a calibrated jury against the stored speakers' ratings (seed 004)",
+        description="Reads `lyss judge` output for the reviewed methods (DIR/<judge>/<method>.jsonl), maps each "
+        "judge and the jury (mean of the judges) onto the speakers' scale by quantile mapping fitted out of fold, "
+        "and writes data/corpora/<dataset>/reviews/jury.json: correlation, error and label agreement with the "
+        "speakers, raw and calibrated.")
+    jury.add_argument("dataset", help="a dataset in params.yaml with stored reviews")
+    jury.add_argument("--judges", type=Path, required=True,
+                      help="folder of `lyss judge` outputs, <judge>/<method>.jsonl")
+    _common(jury)
+    jury.set_defaults(func=run_jury)
 
 
 def _common(parser) -> None:
@@ -90,4 +101,17 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"to measure the metrics against these ratings, set in {args.params}:\n"
               f"  datasets.{args.dataset}.human_scores: {reviews / 'human_scores.csv'}")
     print(f"stored in {reviews}/ (version it with the dataset: `dvc add` or `git add`)")
+    return 0
+
+
+def run_jury(args: argparse.Namespace) -> int:
+    dataset, settings = _settings(args)
+    report = jury_review(dataset["path"], args.judges, settings)
+    print(f"{report['outputs']} outputs graded by every judge ({', '.join(report['judges'])}); against the speakers:")
+    for name, member in report["members"].items():
+        raw, calibrated = member["raw"], member["calibrated"]
+        print(f"  {name:<12} bias {member['bias']:+.1f}  Kendall {raw['kendall']:.3f} -> {calibrated['kendall']:.3f}  "
+              f"MAE {raw['mae']:.1f} -> {calibrated['mae']:.1f}  usable/unusable agreement "
+              f"{raw['label_agreement'] or 0:.1%} -> {calibrated['label_agreement'] or 0:.1%}")
+    print(f"-> {Path(dataset['path']) / REVIEWS / 'jury.json'}")
     return 0

@@ -13,6 +13,7 @@ versions it with the dataset:
   labels.csv             seed 000's two labels per output
   verdict.json           agreement, the labels' cross-table, each method's verdict and the §1.6 bar; the run
                          cards of the dataset read it (lyss.aggregate.validation_status.tier_review)
+  jury.json              (`lyss review jury`) LLM judges and their calibrated jury against the speakers
 
 Every derived file is rebuilt from all stored ratings at each import, so ratings may arrive speaker by speaker.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from lyss.errors import InputError
 from lyss.io import write_json_atomic, write_text_atomic
+from lyss.review.jury import jury_against_speakers, read_judge_scores
 from lyss.review.page import review_html
 from lyss.review.ratings import RatingProblems, check_ratings
 from lyss.review.sample import build_study, read_key, read_outputs, read_system
@@ -32,6 +34,7 @@ from lyss.validate.tables import write_csv
 
 REVIEWS = "reviews"
 VERDICT_FILE = "verdict.json"
+JURY_FILE = "jury.json"
 DIGITS = 6
 
 
@@ -102,3 +105,24 @@ def import_reviews(dataset_dir, files, settings: ReviewSettings, key_path=None) 
     summary = _rounded(summary)
     write_json_atomic(reviews / VERDICT_FILE, summary)
     return summary
+
+
+def stored_ratings(dataset_dir) -> tuple[dict, list]:
+    """The stored key and every stored rating, checked again (the files are the record, not the summary)."""
+    reviews = Path(dataset_dir) / REVIEWS
+    key = _study_key(reviews, None)
+    files = check_ratings(sorted((reviews / "ratings").glob("*.jsonl")), key)
+    ratings = [r for f in files for r in f.ratings]
+    if not ratings:
+        raise InputError(reviews / "ratings", "no stored ratings: run `lyss review import` first")
+    return key, ratings
+
+
+def jury_review(dataset_dir, judges_dir, settings: ReviewSettings) -> dict:
+    """Seed 004's judges and calibrated jury against the stored speakers' ratings; writes reviews/jury.json."""
+    key, ratings = stored_ratings(dataset_dir)
+    _, rows = review_summary(ratings, key, settings)
+    judges = read_judge_scores(judges_dir, sorted(key["systems"]))
+    report = _rounded({"study": key["study"], **jury_against_speakers(ratings, rows, key, judges, settings.neutral)})
+    write_json_atomic(Path(dataset_dir) / REVIEWS / JURY_FILE, report)
+    return report
