@@ -176,3 +176,23 @@ def test_the_run_card_carries_the_speakers_verdict_and_stays_schema_valid():
     unreviewed, _ = built_card()
     validate_run_card(unreviewed)
     assert unreviewed["tier_review"]["status"] == ("candidate for review" if claims else "not reviewed")
+
+
+def test_a_study_meeting_the_bar_contradicts_a_metric_whose_interval_lies_on_the_wrong_side(tmp_path):
+    from lyss.aggregate.validation_status import load_evidence, validation_status
+
+    def study(kendall, direction, meets=True):
+        return {"status": "evidence", "direction": direction, "segment_kendall": kendall, "meets_spec_minimum": meets}
+
+    folder = tmp_path / "ev"
+    folder.mkdir()
+    (folder / "evidence.json").write_text(json.dumps({"language_pair": "eng-deu", "metrics": {
+        "ter": study([0.2, 0.1, 0.3], "lower"),              # TER rising with quality: against people
+        "chrf_plus_plus": study([-0.2, -0.3, -0.1], "higher"),
+        "bleu": study([-0.2, -0.3, -0.1], "higher", meets=False),  # below the bar: only evidence
+        "semantic_score": study([-0.05, -0.1, 0.02], "higher"),     # interval across 0: inconclusive
+    }}))
+    statuses = validation_status(["ter", "chrf_plus_plus", "bleu", "semantic_score"],
+                                 load_evidence([folder], "eng-deu"), set())
+    assert statuses == {"ter": "contradicted", "chrf_plus_plus": "contradicted", "bleu": "evidence",
+                        "semantic_score": "evidence", "composite": "unvalidated"}
