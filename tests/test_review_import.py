@@ -196,3 +196,22 @@ def test_a_study_meeting_the_bar_contradicts_a_metric_whose_interval_lies_on_the
                                  load_evidence([folder], "eng-deu"), set())
     assert statuses == {"ter": "contradicted", "chrf_plus_plus": "contradicted", "bleu": "evidence",
                         "semantic_score": "evidence", "composite": "unvalidated"}
+
+
+def test_texts_cannot_break_out_of_the_page_and_too_few_segments_for_the_packets_is_refused(project, capsys):
+    corpus = project["results"] / "corpora" / "tiny.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text().splitlines()]
+    rows[0]["source"] = "</script><script>alert(1)</script> & <!--"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    params = yaml.safe_load(project["params"].read_text())
+    params["review"].update({"items_per_speaker": 24, "overlap": 1})  # every segment, so row 0 is on the page
+    project["params"].write_text(yaml.safe_dump(params))
+    out, _ = export(project)
+    page = (out / "review_tiny.html").read_text()
+    assert page.count("</script>") == 2 and "alert(1)" in page and "<!--" not in page
+    params["review"].update({"speakers": 30, "items_per_speaker": 2})
+    project["params"].write_text(yaml.safe_dump(params))
+    assert main(["review", "export", "tiny", "--out", str(out), "--params", str(project["params"]),
+                 "--results", str(project["results"])]) == 2
+    assert capsys.readouterr().err == ("lyss: error: tiny: 12 segments cannot fill 30 packets with overlap 1: raise "
+                                       "review.items_per_speaker or lower review.speakers\n")

@@ -176,8 +176,8 @@ def rate_in_browser(driver, study, rater, packet, scores) -> dict:
     saved = {"rater": rater, "packet": packet, "position": 0,
              "ratings": {i: {"score": scores[i], "errors": error_spans(study, i, scores[i])} for i in items[CLICKED:]}}
     driver.get(study["page"].as_uri())
-    driver.execute_script("localStorage.clear(); localStorage.setItem(arguments[0], arguments[1]);",
-                          "lyss-review:" + study["key"]["study"], json.dumps(saved))
+    driver.execute_script("localStorage.setItem(arguments[0], arguments[1]);",
+                          f"lyss-review:{study['key']['study']}:{rater}:{packet}", json.dumps(saved))
     driver.refresh()
     field = driver.find_element("id", "rater")
     field.clear()
@@ -223,6 +223,10 @@ def imported(study, browser, tmp_path_factory):
             files.append(rate_in_browser(browser, study, rater, packet, scores[rater]))
         else:
             files.append(ratings_file(study, folder / f"{rater}.jsonl", rater, packet, scores[rater]))
+    # the two speakers shared one browser: the first one's saved work is still there, whole
+    saved = json.loads(browser.execute_script("return localStorage.getItem(arguments[0])",
+                                              f"lyss-review:{study['key']['study']}:r1:1"))
+    assert {i: r["score"] for i, r in saved["ratings"].items()} == scores["r1"]
     dataset_dir = study["root"] / "data" / "panel"
     summary = import_reviews(dataset_dir, files, study["settings"], study["key_path"])
     return {"scores": scores, "files": files, "summary": summary, "reviews": dataset_dir / "reviews"}

@@ -3,7 +3,8 @@ with no network (it fetches nothing; tests/test_review_page.py checks that in Ch
 
 A speaker types a rater id, picks a packet, and rates each output on WMT's 0–100 direct-assessment scale
 (slider or number), optionally marking error spans (select text, then category and severity, as in MQM).
-Progress is kept in the browser's localStorage under the study id, so closing the page loses nothing; the
+Progress is kept in the browser's localStorage under the study id, rater and packet, so closing the page
+loses nothing and two speakers may share a browser; the
 export button downloads the ratings file (JSON Lines: a header line, then one rating per line, so that
 `lyss review import` can name the line of any problem).
 """
@@ -138,14 +139,23 @@ progress { width: 12rem; vertical-align: middle; }
 <script>
 "use strict";
 const DATA = JSON.parse(document.getElementById("data").textContent);
-const STORE = "lyss-review:" + DATA.study;
+// One saved state per rater and packet, so two speakers sharing a browser never overwrite each other's work;
+// the last one used fills in the start form.
+const PREFIX = "lyss-review:" + DATA.study + ":";
 const $ = (id) => document.getElementById(id);
-let state = load();
+let state = {ratings: {}};
 
-function load() {
-  try { return JSON.parse(localStorage.getItem(STORE)) || {ratings: {}}; } catch (e) { return {ratings: {}}; }
+function load(rater, packet) {
+  try {
+    const saved = JSON.parse(localStorage.getItem(PREFIX + rater + ":" + packet));
+    if (saved && saved.ratings) return saved;
+  } catch (e) { /* unreadable: start afresh */ }
+  return {rater, packet, position: 0, ratings: {}};
 }
-function save() { localStorage.setItem(STORE, JSON.stringify(state)); }
+function save() {
+  localStorage.setItem(PREFIX + state.rater + ":" + state.packet, JSON.stringify(state));
+  localStorage.setItem(PREFIX + "last", JSON.stringify({rater: state.rater, packet: state.packet}));
+}
 function items() { return DATA.packets[state.packet - 1]; }
 function current() { return items()[state.position]; }
 function rating(item) {
@@ -172,7 +182,7 @@ function begin() {
     return;
   }
   const packet = Number($("packet").value);
-  if (state.rater !== rater || state.packet !== packet) state = {rater, packet, position: 0, ratings: {}};
+  state = load(rater, packet);
   save();
   $("start").hidden = true;
   $("work").hidden = false;
@@ -306,7 +316,10 @@ $("prev").addEventListener("click", () => move(-1));
 $("next").addEventListener("click", () => move(1));
 $("next-unrated").addEventListener("click", nextUnrated);
 $("download").addEventListener("click", download);
-if (state.rater) { $("rater").value = state.rater; $("packet").value = String(state.packet); }
+try {
+  const last = JSON.parse(localStorage.getItem(PREFIX + "last"));
+  if (last) { $("rater").value = last.rater; $("packet").value = String(last.packet); }
+} catch (e) { /* nothing saved yet */ }
 </script>
 </body>
 </html>

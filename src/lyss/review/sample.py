@@ -114,6 +114,9 @@ def build_study(dataset: dict, entries: list[dict], outputs: dict[str, dict[str,
                                                        "packets": [p + 1 for p in chosen]}
         for packet in chosen:
             packets[packet].append(segment["id"])
+    if any(not packet for packet in packets):
+        raise InputError(dataset["id"], f"{len(segments)} segments cannot fill {settings.speakers} packets "
+                         f"with overlap {settings.overlap}: raise review.items_per_speaker or lower review.speakers")
     ordered = []
     for packet in packets:
         shown = []
