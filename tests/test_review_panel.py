@@ -208,6 +208,7 @@ def rate_in_browser(driver, study, rater, packet, scores) -> dict:
             assert driver.find_element("css selector", f"#output mark.{span['severity']}").text == span["text"]
         driver.find_element("id", "next").click()
     assert driver.find_element("id", "count").text == f"{len(items)} rated"
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0  # fetched nothing
     driver.find_element("id", "download").click()
     return wait_for_file(driver.downloads, f"panel-{rater}-packet{packet}.jsonl")
 
