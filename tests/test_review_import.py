@@ -84,7 +84,11 @@ def test_import_reports_every_problem_on_its_own_line(project, capsys):
             {"item": packet[2], "score": 40, "errors": [{"start": 3, "end": 1, "category": "style",
                                                           "severity": "critical"}]},
             {"item": packet[3], "score": 40, "errors": []},
-            {"item": packet[3], "score": 45, "errors": []}]
+            {"item": packet[3], "score": 45, "errors": []},
+            {"item": packet[4], "score": 45, "errors": [{"start": 0, "end": 99, "category": "other",
+                                                          "severity": "minor"}]}]
+    where = key["items"][packet[4]]
+    length = len(f"Ausgabe {where['method'][0]}{where['id'][1:]}")  # the output the fixture wrote for it
     bad = ratings(project["root"] / "bad.jsonl", key, "speaker-a", 1, rows)
     wrong = ratings(project["root"] / "wrong.jsonl", key, "x y", 9, [], study="0" * 12)
     code = main(["review", "import", "tiny", str(bad), str(wrong), "--key", str(out / "key.json"),
@@ -101,6 +105,7 @@ def test_import_reports_every_problem_on_its_own_line(project, capsys):
         "terminology, other",
         f"lyss: error: {bad}:6: field 'errors[0].severity': severity 'critical' is not one of minor, major",
         f"lyss: error: {bad}:8: field 'item': item '{packet[3]}' rated twice (first on line 7)",
+        f"lyss: error: {bad}:9: field 'errors[0].end': end 99 is past the output's {length} characters",
         f"lyss: error: {wrong}:1: field 'study': is '000000000000', expected '{key['study']}' (a ratings file of "
         "this study's page)",
         f"lyss: error: {wrong}:1: field 'rater': rater id 'x y' must be letters, digits, '-' or '_'",

@@ -82,7 +82,7 @@ def _header_problems(path, line: int, header: dict, key: dict) -> list[InputErro
     return problems
 
 
-def _span_problems(path, line: int, errors) -> tuple[list[Span], list[InputError]]:
+def _span_problems(path, line: int, errors, chars: int | None) -> tuple[list[Span], list[InputError]]:
     if not isinstance(errors, list):
         return [], [InputError(path, "must be a list of error spans", line=line, field="errors")]
     spans, problems = [], []
@@ -97,6 +97,9 @@ def _span_problems(path, line: int, errors) -> tuple[list[Span], list[InputError
         if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
             found.append(InputError(path, f"start {start!r} and end {end!r} must be offsets with 0 <= start < end",
                                     line=line, field=f"{where}.start"))
+        elif chars is not None and end > chars:
+            found.append(InputError(path, f"end {end} is past the output's {chars} characters", line=line,
+                                    field=f"{where}.end"))
         if category not in CATEGORIES:
             found.append(InputError(path, f"category {category!r} is not one of {', '.join(CATEGORIES)}",
                                     line=line, field=f"{where}.category"))
@@ -142,7 +145,8 @@ def read_ratings_file(path, key: dict) -> tuple[RatingsFile | None, list[InputEr
         elif not SCALE[0] <= score <= SCALE[1]:
             found.append(InputError(path, f"score {score:g} is off the scale {SCALE[0]:g}..{SCALE[1]:g}",
                                     line=line, field="score"))
-        spans, span_problems = _span_problems(path, line, row.get("errors", []))
+        chars = key["items"][item].get("chars") if item in key["items"] else None
+        spans, span_problems = _span_problems(path, line, row.get("errors", []), chars)
         found += span_problems
         problems += found
         if isinstance(item, str) and item not in first_line:

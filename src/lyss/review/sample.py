@@ -91,8 +91,9 @@ def draw_segments(entries: list[dict], count: int, rng) -> list[dict]:
 
 def build_study(dataset: dict, entries: list[dict], outputs: dict[str, dict[str, str]],
                 systems: dict[str, System], settings: ReviewSettings) -> dict:
-    """The study key: items (opaque id → method, entry id, packets), packets (item ids in display order), the
-    systems' card values and the settings, under a study id that the ratings files must carry back."""
+    """The study key: items (opaque id → method, entry id, length of the output, packets), packets (item ids in
+    display order), the systems' card values and the settings, under a study id that the ratings files must carry
+    back."""
     methods = sorted(outputs)
     if len(methods) < 1:
         raise InputError(dataset["id"], "no method to review")
@@ -111,6 +112,7 @@ def build_study(dataset: dict, entries: list[dict], outputs: dict[str, dict[str,
         chosen = sorted((j + t) % settings.speakers for t in range(settings.overlap))
         for method in methods:
             items[item_of[(segment["id"], method)]] = {"method": method, "id": segment["id"],
+                                                       "chars": len(outputs[method][segment["id"]]),
                                                        "packets": [p + 1 for p in chosen]}
         for packet in chosen:
             packets[packet].append(segment["id"])
