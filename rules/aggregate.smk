@@ -9,6 +9,7 @@ rule aggregate:
         metrics=metric_files,
         reference_metrics=reference_metric_files,
         evidence=evidence_dirs,
+        review=review_verdict,
         languages=language_cards,
         embeddings=run_embeddings,
     output:

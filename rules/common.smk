@@ -1,6 +1,7 @@
 # Config validation and target lists derived from params.yaml (nothing is hand-listed).
 import functools
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 from lyss.codehash import code_hash, score_hash
@@ -188,6 +189,15 @@ def evidence_dirs(wildcards):
         for d in rated_datasets()
         if dataset_language_pair(config["datasets"][d]["path"]) == pair
     ]
+
+
+def review_verdict(wildcards):
+    """The dataset's community review (`lyss review import`), when it has one: it confirms or overturns
+    the tiers of its run cards."""
+    path = Path(
+        config["datasets"][wildcards.dataset]["path"], "reviews", "verdict.json"
+    )
+    return [str(path)] if path.exists() else []
 
 
 def significance_files():

@@ -24,4 +24,5 @@ with logged(snakemake.log[0]):
         embedding_paths=snakemake.input.embeddings,
         embedding_backend=snakemake.params.embedding_backend,
         timing_path=snakemake.params.timing,
+        review_paths=snakemake.input.review,
     )

@@ -167,7 +167,7 @@ ISSUE_CASES = {
         bad("metric_option", {"bleu": {"tokenize": "intl"}}),
         f"{SOURCE}: field 'metric_option': unknown key (did you mean 'metric_options'?); known: caveats, composite, "
         "database, datasets, embeddings, languages_dir, limits, methods, metric_options, metrics, oracle, prices, "
-        "stats, tiers, validation"),
+        "review, stats, tiers, validation"),
     "tokenise misspelled": (
         bad("metric_options", {"bleu": {"tokenise": "intl"}}),
         f"{SOURCE}: field 'metric_options.bleu.tokenise': unknown key (did you mean 'tokenize'?); known: tokenize"),

@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "cluster": "check a SLURM profile against the cluster (partitions, account, resources) before submitting",
     "weights": "fit non-negative composite weights to human scores, cross-validated, as a new profile",
     "dataset": "import a WMT test set (mt-metrics-eval layout) as a dataset folder: no settings per system",
+    "review": "community review: an offline page for bilingual speakers, and their ratings in",
 }
 
 

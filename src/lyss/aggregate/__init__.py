@@ -23,14 +23,16 @@ def _read_results(metric_paths) -> dict:
 def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, metric_paths,
                   reference_metric_paths, evidence_dirs=(), languages_dir, method_name, method_config,
                   composite_settings, oracle_settings=None, priced=False, tiers, caveat_settings,
-                  stats_settings, out_path, embedding_paths=(), embedding_backend=None, timing_path=None) -> dict:
+                  stats_settings, out_path, embedding_paths=(), embedding_backend=None, timing_path=None,
+                  review_paths=()) -> dict:
     """Build, validate and write the run card of one dataset × method.
 
     Every metric is first checked on the reference oracle's metric files of the same dataset
     (lyss.aggregate.oracle): one that fails is null in this card; caveats count only entries where the reference
     does not show the pattern; the §1.6 validation status comes from the evidence of rated datasets in
     the same language pair. Speed comes from the translation's timing file (`timing_path`), which is not
-    versioned: without it the card's speed is null with the reason."""
+    versioned: without it the card's speed is null with the reason. `review_paths`: the dataset's community
+    review (data/corpora/<d>/reviews/verdict.json, lyss.review), when it has one: it confirms or overturns the tier."""
     from lyss.aggregate.caveats import entry_flags
     from lyss.aggregate.confidence import confidence_intervals
     from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
@@ -51,9 +53,10 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, metric_pa
     embeddings = embeddings_from_files(embedding_paths, embedding_backend) if embedding_paths else None
     reference_flags = entry_flags(entries, [e["reference"] for e in entries], caveat_settings, embeddings)
     evidence = load_evidence(evidence_dirs, dataset["language_pair"])
+    review = read_json(review_paths[0]) if review_paths else None
     settings = {"method": method_config, "metrics": sorted(results), "composite": composite_settings,
                 "oracle": oracle_settings or {}, "priced": priced, "tiers": tiers, "caveats": caveat_settings,
-                "stats": stats_settings, "evidence": evidence}
+                "stats": stats_settings, "evidence": evidence, "review": review}
     card = build_run_card(
         dataset={"id": dataset["id"], "language_pair": dataset["language_pair"],
                  "fingerprint": corpus_meta["fingerprint"], "licence": dataset["licence"]},
@@ -62,7 +65,7 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, metric_pa
         composite_settings=composite_settings, tiers=tiers, caveat_settings=caveat_settings, profile=profile,
         fingerprint=run_fingerprint(corpus_meta["fingerprint"], settings), reference_checks=checks,
         failed_checks=failed, reference_flags=reference_flags, priced=priced, embeddings=embeddings,
-        validation=validation_status(results, evidence, set(failed)),
+        validation=validation_status(results, evidence, set(failed)), review=review,
     )
     # Intervals only for the values the card shows, so the composite CI uses the same metrics as its value.
     intervals = confidence_intervals(

@@ -24,7 +24,7 @@ from lyss.aggregate.composite import (
     weight_share,
 )
 from lyss.aggregate.confidence import corpus_statistic
-from lyss.aggregate.validation_status import tier_status
+from lyss.aggregate.validation_status import tier_review, tier_status
 from lyss.metrics import card_metric_keys, companion_keys, score_schemas, tier_metrics
 from lyss.metrics.base import MetricResult
 
@@ -235,10 +235,11 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
                    caveat_settings: dict, profile: str, fingerprint: dict, reference_checks: dict | None = None,
                    failed_checks: dict[str, str] | None = None, reference_flags: dict | None = None,
                    validation: dict[str, str] | None = None, priced: bool = False,
-                   embeddings=None, untimed: str | None = None) -> dict:
+                   embeddings=None, untimed: str | None = None, review: dict | None = None) -> dict:
     """The run card. `reference_checks`/`failed_checks` come from lyss.aggregate.oracle on the reference's metric
     files (failed metrics are null here), `reference_flags` are the caveat flags of the references,
-    `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status);
+    `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status), `review`
+    the dataset's community review (verdict.json of lyss.review), which confirms or overturns the tier;
     `elapsed_seconds` the translation's wall time, or None with `untimed` saying why it was not measured."""
     weights = composite_settings["profiles"][profile]
     normalisation = composite_settings.get("normalisation", {})
@@ -271,6 +272,7 @@ def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResu
         "metric_coverage": metric_coverage(results),
         "validation_status": validation,
         "tier_status": tier_status(validation),
+        "tier_review": tier_review(scores["quality_tier"], method["name"], review, tiers),
         "signatures": {k: r.signature for k, r in sorted(results.items()) if r.signature},
         "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
         "null_reasons": reasons,

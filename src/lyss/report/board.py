@@ -3,7 +3,7 @@ lyss.report.page, the plots in lyss.report.plots): the ranking, the ★/≈ mark
 each dataset's table. Its own module so that the writers share it without importing each other."""
 
 # §1.6 statuses, strongest first (lyss.aggregate.validation_status).
-STATUS_ORDER = ("validated", "evidence", "unvalidated", "invalid here")
+STATUS_ORDER = ("validated", "contradicted", "evidence", "unvalidated", "invalid here")
 
 
 def is_oracle(card: dict) -> bool:
@@ -45,11 +45,33 @@ def best_marks(group: list[dict], sig: dict) -> dict[str, tuple[str, str]]:
     return marks
 
 
+def review_note(card: dict) -> tuple[str, str] | None:
+    """(short label, explanation) of the speakers' verdict on the tier (the card's `tier_review`, docs/review.md):
+    confirmed or overturned with the number of speakers and items, or "candidate for review" (§5)."""
+    review = card.get("tier_review") or {}
+    status = review.get("status")
+    if status in ("confirmed", "overturned"):
+        share = review.get("usable_share")
+        claim = "usable" if review.get("claims_usable") else "not yet usable"
+        return (f"{status} by {review['speakers']} speakers ({review['items']} items)",
+                f"the tier claims {claim} output; the speakers found {share:.0%} of the reviewed outputs usable "
+                f"(verdict: {review.get('verdict')})")
+    if status == "candidate for review":
+        study = review.get("study")
+        so_far = "" if not study else (f"; the review so far ({study['speakers']} speakers, "
+                                       f"{study['pairs_with_min_speakers']} outputs rated by 3+) is below spec §1.6")
+        return ("candidate for review", "deployable or above on automatic metrics alone: only review by bilingual "
+                f"speakers confirms it (spec §5){so_far}")
+    return None
+
+
 def tier_label(card: dict) -> str:
-    """The tier, with "provisional" unless the composite is validated on the language pair (§1.6)."""
+    """The tier, with "provisional" unless the composite is validated on the language pair (§1.6), and the
+    speakers' verdict on it when there is one (or "candidate for review")."""
     tier = card["scores"].get("quality_tier") or "unscored"
     provisional = card.get("tier_status", "provisional") == "provisional" and tier not in ("unscored", "partial")
-    return f"{tier} (provisional)" if provisional else tier
+    notes = (["provisional"] if provisional else []) + [note[0] for note in [review_note(card)] if note]
+    return f"{tier} ({'; '.join(notes)})" if notes else tier
 
 
 def dataset_notes(group: list[dict]) -> list[str]:

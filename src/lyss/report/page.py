@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from lyss.metrics import declaration, label, leaderboard_metrics
-from lyss.report.board import best_marks, dataset_notes, is_oracle, ranked
+from lyss.report.board import best_marks, dataset_notes, is_oracle, ranked, review_note
 
 TIER_LABELS = {"fluent": "Fluent", "deployable": "Deployable", "functional": "Functional", "emerging": "Emerging",
                "baseline": "Baseline", "unscored": "Unscored", "partial": "Partial"}
@@ -67,6 +67,7 @@ table.board tbody tr:hover { background: #fafbfc; }
 .mark { font-weight: 700; margin-left: .3em; cursor: help; }
 .mark.best { color: #1a7f37; } .mark.tied { color: #0b5cad; }
 .sub { display: block; color: var(--muted); font-size: .85em; }
+.review-confirmed { color: #116329; font-weight: 600; } .review-overturned { color: #8e1519; font-weight: 600; }
 .tier { display: inline-block; border-radius: 999px; padding: .05rem .6rem; font-size: .85em; font-weight: 600;
        border: 1px solid transparent; }
 .tier-fluent { background: #dafbe1; color: #116329; border-color: #9be9a8; }
@@ -177,6 +178,10 @@ def _tier_cell(card: dict) -> str:
         share = card.get("composite_profile", {}).get("weight_share")
         shown = "" if share is None else f" ({share:.0%} of the profile's weight)"
         badge += f"<span class=\"sub\">no tier: the composite covers too little of the profile{shown}</span>"
+    review = review_note(card)
+    if review:
+        badge += (f"<span class=\"sub review review-{_esc(card['tier_review']['status'].replace(' ', '-'))}\" "
+                  f"title=\"{_esc(review[1])}\">{_esc(review[0])}</span>")
     gate = card.get("tier_gate") or {}
     if gate.get("applied"):
         ungated = gate.get("ungated_tier")
@@ -318,7 +323,9 @@ def leaderboard_html(cards: list[dict], significance: dict[str, dict], figures=(
         "<footer><p><strong>Reading the table.</strong> Composite: the spec §4 weighted mean of the available "
         "metrics, renormalised. Tier: the spec §5 heuristic label of the composite; it is provisional unless the "
         "composite is validated against human judgments on the language pair (§1.6), and only review by "
-        "bilingual speakers confirms that an output is usable; partial: the composite covers less than "
+        "bilingual speakers confirms that an output is usable: a tier is confirmed or overturned by a community "
+        "review meeting §1.6 (docs/review.md), and deployable or above without one is a candidate for review; "
+        "partial: the composite covers less than "
         "composite.min_weight_share of the profile's weight, so it gets no tier. The oracle row is the "
         "references scored as a method (what a perfect system gets); a metric it fails is not valid on the "
         "dataset. ★ best composite among systems with a full, ungated tier; ≈ not "
