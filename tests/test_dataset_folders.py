@@ -152,3 +152,14 @@ def test_import_wmt_refuses_a_short_system_file_and_an_unknown_reference(tmp_pat
     assert main(["dataset", "import-wmt", str(testset), "--lp", "en-de", "--out", str(tmp_path / "b"),
                  "--reference", "refC"]) == 2
     assert "no reference 'refC' (found: refA, refB)" in capsys.readouterr().err
+
+
+def test_the_community_review_is_the_human_scores_of_a_folder_without_its_own(tmp_path):
+    write_lines(tmp_path / "reviews/human_scores.csv", ["method,id,human"])
+    config = {"datasets": {"d": {"path": str(tmp_path)}}, "methods": {}}
+    expand_dataset_folders(config)
+    assert config["datasets"]["d"]["human_scores"] == f"{tmp_path}/reviews/human_scores.csv"
+    write_lines(tmp_path / "human_scores.csv", ["method,id,human"])  # scores that came with the data win
+    config = {"datasets": {"d": {"path": str(tmp_path)}}, "methods": {}}
+    expand_dataset_folders(config)
+    assert config["datasets"]["d"]["human_scores"] == f"{tmp_path}/human_scores.csv"

@@ -131,7 +131,8 @@ def test_reimport_accumulates_speakers_and_a_later_file_replaces_the_earlier_one
     args = ["--params", str(project["params"])]
     one = ratings(project["root"] / "one.jsonl", key, "ann", 1, full_packet(key, 1)[:3])
     assert main(["review", "import", "tiny", str(one), "--key", str(out / "key.json"), *args]) == 0
-    assert "set in" in capsys.readouterr().out  # says how to point human_scores at the new file
+    # the folder's reviews/human_scores.csv is the dataset's human_scores by convention: nothing to set
+    assert "set in" not in capsys.readouterr().out
     # later: ann sends the whole packet, bob and cy theirs; no --key needed now that it is stored
     files = [ratings(project["root"] / "one-full.jsonl", key, "ann", 1, full_packet(key, 1)),
              ratings(project["root"] / "two.jsonl", key, "bob", 2, full_packet(key, 2, lambda k: 90 - 5 * k)),

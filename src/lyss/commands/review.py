@@ -7,6 +7,7 @@ from pathlib import Path
 from lyss.errors import InputError
 from lyss.io import read_json
 from lyss.prep.corpus import read_prepared
+from lyss.prep.folders import expand_dataset_folders
 from lyss.review.ratings import RatingProblems
 from lyss.review.sample import dataset_runs
 from lyss.review.settings import review_settings
@@ -57,6 +58,7 @@ def _common(parser) -> None:
 
 def _settings(args) -> tuple[dict, object]:
     params = read_params_file(args.params)
+    expand_dataset_folders(params, str(args.params))  # the dataset folder's human_scores, as the workflow sees it
     validate_params(params, args.params, sections=("datasets", "review"))
     dataset = params["datasets"].get(args.dataset)
     if dataset is None:
@@ -97,9 +99,9 @@ def run_import(args: argparse.Namespace) -> int:
     for method, verdict in summary["methods"].items():
         print(f"  {method}: {verdict['usable']} usable / {verdict['unusable']} unusable / {verdict['undecided']} "
               f"undecided of {verdict['outputs']} -> {verdict['verdict']}")
-    if dataset.get("human_scores") != str(reviews / "human_scores.csv"):
-        print(f"to measure the metrics against these ratings, set in {args.params}:\n"
-              f"  datasets.{args.dataset}.human_scores: {reviews / 'human_scores.csv'}")
+    if dataset.get("human_scores") not in (None, str(reviews / "human_scores.csv")):
+        print(f"the evidence stage reads {dataset['human_scores']}; to measure the metrics against these ratings "
+              f"instead, set in {args.params}:\n  datasets.{args.dataset}.human_scores: {reviews / 'human_scores.csv'}")
     print(f"stored in {reviews}/ (version it with the dataset: `dvc add` or `git add`)")
     return 0
 

@@ -8,6 +8,7 @@
       reference.<label>.txt          further references, optional (several references: `references`)
       systems/<system>.txt|.jsonl  outputs made elsewhere: each file is a precomputed method named <system>
       human_scores.csv             optional: `method,id,human[,annotators]` (the evidence stage reads it)
+      reviews/human_scores.csv     else: the speakers' ratings stored by `lyss review import` (lyss.review)
 
 A dataset listed under `datasets:` with only `path:` gets its systems and its human scores from the folder;
 params.yaml names a system only to give it settings of its own. Plain-text entries get the ids 1, 2, … (line
@@ -21,6 +22,8 @@ from lyss.prep.corpus import load_corpus, validated_entries
 
 CORPUS, SOURCE, REFERENCE, SYSTEMS, HUMAN_SCORES = (
     "corpus.jsonl", "source.txt", "reference.txt", "systems", "human_scores.csv")
+# Human scores by convention, first found wins: scores that came with the data, else the community review's.
+HUMAN_SCORE_FILES = (HUMAN_SCORES, f"reviews/{HUMAN_SCORES}")
 SYSTEM_SUFFIXES = (".txt", ".jsonl")
 
 
@@ -97,8 +100,9 @@ def expand_dataset_folders(config: dict, source: str = "params.yaml") -> None:
         if not isinstance(dataset, dict) or not isinstance(dataset.get("path"), str):
             continue  # the settings check reports it
         folder = Path(dataset["path"])
-        if "human_scores" not in dataset and (folder / HUMAN_SCORES).exists():
-            dataset["human_scores"] = str(folder / HUMAN_SCORES)
+        found = [folder / name for name in HUMAN_SCORE_FILES if (folder / name).exists()]
+        if "human_scores" not in dataset and found:
+            dataset["human_scores"] = str(found[0])
         systems = discovered_systems(folder)
         for system, path in systems.items():
             if system in configured:
