@@ -15,11 +15,14 @@ metric's details. Prints one table row per language; `--json` writes everything.
 
 import argparse
 import gettext
+import itertools
 import json
 import random
 import re
 import sys
 from pathlib import Path
+
+import regex
 
 from lyss.languages import cldr_locale, load_cards
 from lyss.metrics import ScoringInput
@@ -33,20 +36,21 @@ ROOT = Path(__file__).resolve().parents[1]
 GETTEXT_LOCALE = {"hbs": "hr", "hrv": "hr", "bos": "bs"}
 PRINTF = re.compile(r"%(?:\d+\$)?[-+ #0]*[\d*]*(?:\.[\d*]+)?[hlLqjzt]*[a-zA-Z%]")
 ACCELERATOR = re.compile(r"[_&~](?=\w)")
+LONG_WORD = regex.compile(r"[\p{L}\p{M}]{4,}")  # Devanagari vowel signs are marks, not letters
 
 
-def misspell(text: str, rng: random.Random, every: int = 5) -> str:
-    """Every `every`-th word of at least four letters gets two inner letters swapped (ab cd → acbd)."""
-    out, n = [], 0
-    for token in text.split(" "):
-        if len(token) >= 4 and token.isalpha():
-            n += 1
-            if n % every == 0:
-                i = rng.randrange(1, len(token) - 2)
-                if token[i] != token[i + 1]:
-                    token = token[:i] + token[i + 1] + token[i] + token[i + 2:]
-        out.append(token)
-    return " ".join(out)
+def misspell(texts: list[str], rng: random.Random, every: int = 5) -> list[str]:
+    """Every `every`-th run of at least four letters of the corpus gets two inner letters swapped (abcd → acbd)."""
+    count = itertools.count(1)
+
+    def swap(match) -> str:
+        token = match.group()
+        if next(count) % every:
+            return token
+        i = rng.randrange(1, len(token) - 2)
+        return token[:i] + token[i + 1] + token[i] + token[i + 2:]
+
+    return [LONG_WORD.sub(swap, text) for text in texts]
 
 
 def score_corpus(entries: list[dict], source: str, target: str, cards) -> dict:
@@ -54,7 +58,7 @@ def score_corpus(entries: list[dict], source: str, target: str, cards) -> dict:
     rng = random.Random(1)
     card = cards[target]
     outputs = {"reference": [e["reference"] for e in entries], "source_copy": [e["source"] for e in entries],
-               "misspelt": [misspell(e["reference"], rng) for e in entries]}
+               "misspelt": misspell([e["reference"] for e in entries], rng)}
     row = {}
     for name, predictions in outputs.items():
         data = ScoringInput(entries, predictions, predictions, source, target, source_card=cards[source],
