@@ -89,17 +89,12 @@ class FstAcceptance:
         rules = Excuses(data, refs, analysed)
         hits, totals, excused, rejected = [], [], Counter(), Counter()
         for i, ws in enumerate(tokens):
-            accepted = sum(analysed[w].accepted for w in ws)
-            kept = 0
-            for w in ws:
-                if not analysed[w].accepted:
-                    reason = rules.excuse(i, w)
-                    excused[reason] += reason is not None
-                    if reason is None:
-                        kept += 1
-                        rejected[w] += 1
-            hits.append(accepted)
-            totals.append(accepted + kept)
+            refused = [w for w in ws if not analysed[w].accepted]
+            reasons = [rules.excuse(i, w) for w in refused]  # None: the rejection counts
+            excused.update(r for r in reasons if r)
+            rejected.update(w for w, r in zip(refused, reasons, strict=True) if r is None)
+            hits.append(len(ws) - len(refused))
+            totals.append(len(ws) - sum(r is not None for r in reasons))
         totals = np.array(totals, dtype=float)
         if not totals.sum():
             return MetricResult.unavailable(self.id, n, "every word of the predictions is rejected by the "
