@@ -1,21 +1,22 @@
 """fst_acceptance_rate and morphological_accuracy on both real backends: an HFST optimized-lookup
-analyzer built here from a tiny lexc lexicon (tests/data/fst/crk_tiny.lexc) and Apertium's lttoolbox
-Spanish analyzer. Golden values are counted by hand in the comments."""
+analyzer built here from a tiny lexc lexicon (tests/data/fst/crk_tiny.lexc) and the lttoolbox analyzers of
+Debian's Apertium packages that the shipped cards name (the Makefile installs them all, so none is skipped).
+Golden values are counted by hand in the comments; every analysis asserted was read off `lt-proc -c`."""
 
 import math
+import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 from fst_build import build_hfstol
 
 from lyss.errors import InputError
-from lyss.languages import card_for, load_card
+from lyss.languages import card_for, load_card, load_cards
 from lyss.metrics import ScoringInput, analyzers
-from lyss.metrics.analyzers import lemmas
+from lyss.metrics.analyzers import analyse_words, lemmas, load_analyzer
 from lyss.metrics.fst import FstAcceptance, MorphologicalAccuracy
-
-SPA_ANALYZER = "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +183,131 @@ def test_file_that_is_not_an_analyzer_is_unavailable(tmp_path, backend):
     card = {"code": "xxx", "name": "X", "scripts": ["Latn"], "fst_analyzer": {"backend": backend, "path": str(path)}}
     result = FstAcceptance().score(scoring(["perros"], card))
     assert result.corpus_value is None and str(path) in result.reason
+
+
+# One word per shipped analyzer card and one of its analyses, as `echo <word> | lt-proc -c <path>` prints it.
+HAND_CHOSEN = {
+    "afr": ("huis", "huis<n><sg>"), "arg": ("casa", "casa<n><f><sg>"), "ast": ("casa", "casa<n><f><sg>"),
+    "bel": ("дом", "дом¹<n><m><nn><sg><nom>"), "bos": ("kuća", "kuća<n><f><sg><nom>"),
+    "bre": ("tiez", "ti<n><m><pl>"), "bul": ("къща", "къща<n><f><sg><nom><ind>"), "cat": ("cases", "casa<n><f><pl>"),
+    "dan": ("huset", "hus<n><nt><sg><def>"), "eng": ("houses", "house<n><pl>"), "epo": ("domoj", "domo<n><pl><nom>"),
+    "eus": ("etxea", "etxe<n>+a<det><art><sg>"), "fra": ("maisons", "maison<n><f><pl>"),
+    "glg": ("casas", "casa<n><f><pl>"), "hbs": ("kuća", "kuća<n><f><sg><nom>"), "hin": ("घर", "घर<n><m><sg><nom>"),
+    "hrv": ("kuća", "kuća<n><f><sg><nom>"), "isl": ("hús", "hús<n><nt><sg><nom><ind>"),
+    "ita": ("case", "casa<n><f><pl>"), "mkd": ("куќа", "куќа<n><f><sg><nom><ind>"),
+    "nld": ("huis", "huis<n><nt><sg>"), "nno": ("huset", "hus<n><nt><sg><def>"),
+    "nob": ("huset", "hus<n><nt><sg><def>"),
+    "oci": ("ostal", "ostal<n><m><sg>"), "pol": ("dom", "dom<n><mi><sg><nom>"), "por": ("casas", "casa<n><f><pl>"),
+    "ron": ("casă", "casă<n><f><sg><nom><ind>"), "rus": ("дом", "дом<n><m><nn><sg><nom>"),
+    "slv": ("hiša", "hiša<n><f><sg><nom>"), "spa": ("perros", "perro<n><m><pl>"), "srd": ("domo", "domo<n><f><sg>"),
+    "swe": ("huset", "hus<n><nt><sg><def>"), "szl": ("dōm", "dōm<n><mi><sg><nom>"),
+    "ukr": ("дім", "дім<n><m><nn><sg><nom>"), "urd": ("گھر", "گھر<n><m><sg><nom>"),
+}
+
+
+def makefile_analyzer_packages() -> set[str]:
+    text = Path("Makefile").read_text().replace("\\\n", " ")
+    return set(re.search(r"^ANALYZER_APT :=(.*)$", text, re.MULTILINE).group(1).split())
+
+
+@pytest.fixture(scope="module")
+def debian_cards():
+    cards = load_cards("data/languages")
+    return {code: cards[code] for code in cards.keys() if (cards[code].get("fst_analyzer") or {}).get("package")}
+
+
+def test_at_least_15_languages_have_a_debian_analyzer_that_the_makefile_installs(debian_cards):
+    assert len(debian_cards) >= 15
+    assert {c["fst_analyzer"]["package"] for c in debian_cards.values()} <= makefile_analyzer_packages()
+    assert sorted(debian_cards) == sorted(HAND_CHOSEN)  # a new analyzer card comes with its hand-checked word
+
+
+@pytest.mark.parametrize("code", sorted(HAND_CHOSEN))
+def test_real_lookup_with_every_shipped_analyzer(debian_cards, code):
+    card = debian_cards[code]
+    word, analysis = HAND_CHOSEN[code]
+    found = analyse_words(load_analyzer(card), [word, "qxzvk"], card.get("caseless", False))
+    assert analysis in found[word].analyses and found[word].method == "exact"
+    assert not found["qxzvk"].accepted
+
+
+def test_english_card_accepts_the_words_the_eng_spa_analyzer_rejected():
+    # Issue 18: apertium-eng-spa's eng-spa.automorf.bin rejects all four; apertium-eo-en's en-eo analyzer:
+    card = load_card("data/languages/eng.yaml")
+    found = analyse_words(load_analyzer(card), ["embedded", "minus", "graph", "fabulous"])
+    assert {w: a.analyses for w, a in found.items()} == {
+        "embedded": ("embedded<adj>",), "minus": ("minus<cnjadv>", "minus<n><sg>"),
+        "graph": ("graph<n><sg>",), "fabulous": ("fabulous<adj>",)}
+
+
+def test_card_whose_package_is_not_installed_names_the_package(tmp_path):
+    missing = tmp_path / "cat-spa.automorf.bin"
+    card = {"code": "cat", "name": "Catalan", "scripts": ["Latn"],
+            "fst_analyzer": {"backend": "lttoolbox", "path": str(missing), "package": "apertium-spa-cat"}}
+    for metric in (FstAcceptance(), MorphologicalAccuracy()):
+        result = metric.score(scoring(["cases"], card, morphology={0: [{"analysis": "casa<n><f><pl>"}]}))
+        assert result.corpus_value is None
+        assert result.reason == (f"FST analyzer {str(missing)!r} of language card 'cat' does not exist: "
+                                 "install Debian package apertium-spa-cat")
+
+
+def parallel(rows, card):
+    entries = [{"id": f"e{i}", "source": s, "reference": r} for i, (s, r, _) in enumerate(rows)]
+    predictions = [p for _, _, p in rows]
+    return ScoringInput(entries, predictions, predictions, "eng", "spa", target_card=card)
+
+
+# Verdicts of spa-cat.automorf.bin (lt-proc -c): rejected are Ishikawa, Okonkwo, Okonkwo-Baptiste (Okonkwo and
+# Baptiste both unknown), blockchain, smartfone, the, dogs, sleep; every other word below has an analysis
+# (Ayer, La, El, Hoy through their lower-case forms).
+ROBUSTNESS_ROWS = [
+    ("Yesterday Ishikawa bought a phone.", "Ayer Ishikawa compró un teléfono.",
+     "Ayer Ishikawa compró un teléfono smartfone."),
+    ("The talk was given by Doctor Okonkwo-Baptiste in Lagos.", "La charla la dio el doctor Okonkwo en Lagos.",
+     "La charla la dio Okonkwo-Baptiste en Lagos."),
+    ("We talk about blockchain today.", "Hoy hablamos de blockchain.", "Hoy hablamos de la cadena de bloques."),
+    ("The ledger is public.", "El registro es público.", "La blockchain es pública."),
+    ("the dogs sleep", "los perros duermen", "the dogs sleep"),
+]
+
+
+def test_rejections_shared_with_the_reference_or_naming_the_source_are_excused(spa_card):
+    result = FstAcceptance().score(parallel(ROBUSTNESS_ROWS, spa_card))
+    # e0: Ishikawa is rejected in its own reference too → excused; smartfone counts → 4 accepted of 5.
+    # e1: Okonkwo-Baptiste is capitalised inside the source sentence (a name) → excused → 6/6.
+    # e2: 7/7.  e3: blockchain is rejected in e2's reference, and the references use it as often as the
+    # sources (1 and 1) → excused → 3/3.  e4, a copy of the source: the, dogs, sleep are in no reference and
+    # lower case in the source → 0/3.   corpus = 20 / 24; raw = 20 accepted of all 27 words.
+    assert result.stats.tolist() == [[4, 5], [6, 6], [7, 7], [3, 3], [0, 3]]
+    assert result.corpus_value == pytest.approx(20 / 24)
+    assert result.details["raw_acceptance"] == pytest.approx(20 / 27, abs=1e-6)
+    assert result.details["excused_by"] == {"reference": 1, "corpus_references": 1, "source_name": 1}
+    assert result.details["most_frequent_rejected"] == [["dogs", 1], ["sleep", 1], ["smartfone", 1], ["the", 1]]
+
+
+def test_reference_false_rejection_rate_in_the_details(spa_card):
+    result = FstAcceptance().score(parallel(ROBUSTNESS_ROWS, spa_card))
+    rejection = result.details["reference_false_rejection"]
+    # 25 reference words (5 + 9 + 4 + 4 + 3); rejected: Ishikawa, Okonkwo, blockchain → raw 3/25.
+    # After the rules: Ishikawa is a name of its source (capitalised, not first) → excused; Okonkwo is not a
+    # source word and blockchain is in one reference only → 2/25.
+    assert (rejection["words"], rejection["raw"], rejection["after_rules"]) == (25, 0.12, 0.08)
+    assert rejection["most_frequent_rejected"] == [["Ishikawa", 1], ["Okonkwo", 1], ["blockchain", 1]]
+
+
+def test_reference_scored_as_output_is_ideal_though_the_analyzer_rejects_some_of_its_words(spa_card):
+    rows = [(s, r, r) for s, r, _ in ROBUSTNESS_ROWS]
+    result = FstAcceptance().score(parallel(rows, spa_card))
+    # The three rejected words are excused (rejected in the entry's own reference): 22 accepted of 22.
+    assert result.corpus_value == 1.0
+    assert result.details["raw_acceptance"] == pytest.approx(22 / 25, abs=1e-6)
+
+
+def test_a_word_the_sources_use_more_often_than_the_references_is_not_excused(spa_card):
+    rows = [("Use blockchain.", "Use blockchain.", "Use blockchain."),
+            ("The blockchain grows.", "La cadena crece.", "La blockchain crece.")]
+    # blockchain: rejected in e0's reference, used twice by the sources and once by the references, so in e1
+    # (whose reference does not have it) it counts: e1 = La, crece of La, blockchain, crece → 2/3.
+    # e0: "Use" (as "use": usar, subjunctive) accepted, blockchain excused by its own reference → 1/1.
+    result = FstAcceptance().score(parallel(rows, spa_card))
+    assert result.stats.tolist() == [[1, 1], [2, 3]]

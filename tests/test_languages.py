@@ -36,8 +36,8 @@ def cards():
 def test_shipped_cards_validate_and_include_eng_spa_crk(cards):
     assert {"eng", "spa", "crk"} <= cards.keys()
     assert cards["crk"]["fst_analyzer"]["backend"] == "hfstol"
-    spa_bin = "/usr/share/apertium/apertium-eng-spa/spa-eng.automorf.bin"
-    assert cards["spa"]["fst_analyzer"] == {"backend": "lttoolbox", "path": spa_bin}
+    spa_bin = "/usr/share/apertium/apertium-spa-cat/spa-cat.automorf.bin"
+    assert cards["spa"]["fst_analyzer"] == {"backend": "lttoolbox", "path": spa_bin, "package": "apertium-spa-cat"}
 
 
 def test_35_african_cards_resolve_to_africomet(cards):

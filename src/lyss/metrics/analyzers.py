@@ -126,7 +126,8 @@ def load_analyzer(card: dict, code: str | None = None):
         raise AnalyzerUnavailable(missing_fact_reason(card, "fst_analyzer", code))
     path = Path(spec["path"]).expanduser()
     if not path.is_file():
-        raise AnalyzerUnavailable(f"FST analyzer {str(path)!r} of language card {code!r} does not exist")
+        install = f": install Debian package {spec['package']}" if spec.get("package") else ""
+        raise AnalyzerUnavailable(f"FST analyzer {str(path)!r} of language card {code!r} does not exist{install}")
     if spec["backend"] == "lttoolbox" and shutil.which(LT_PROC) is None:
         raise AnalyzerUnavailable(f"{LT_PROC} (lttoolbox) is not installed; needed by language card {code!r}")
     try:
