@@ -46,8 +46,9 @@ def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes) -> l
     if given is not None:
         needing = [m for m in given if reads_source(m)]
         if needing and not has_source:
+            free = ", ".join(m for m in REGISTRY if not reads_source(m))
             raise InputError("--source", f"{', '.join(needing)} read the source: give -s SRC, or choose metrics "
-                                         "that do not (chrf_plus_plus, bleu, ter, exact_match_rate, length_ratio)")
+                                         f"that do not ({free})")
         return given
     metrics = model_free_metrics()
     if has_source:
@@ -95,10 +96,12 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
 
 
 def metric_options(settings: dict, tokenize: str | None) -> dict[str, dict]:
-    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` over BLEU's."""
+    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` over the option
+    of that name (BLEU's: the metric whose `options_schema` has it)."""
     options = {m: dict(o) for m, o in (settings.get("metric_options") or {}).items()}
     if tokenize:
-        options.setdefault("bleu", {})["tokenize"] = tokenize
+        for metric in (m for m in REGISTRY if "tokenize" in declaration(m, "options_schema")):
+            options.setdefault(metric, {})["tokenize"] = tokenize
     return options
 
 

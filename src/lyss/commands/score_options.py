@@ -4,7 +4,7 @@ nothing is misread.
 - List options (`-r`, `-i`, `-m`) take several values after one flag (`-r A B`, sacrebleu's style); given
   again they extend the same list (`-r A -r B` is `-r A B`), never a last-one-wins.
 - A single-value option given twice (`-l en-de -l en-fr`) is an error, not the last one silently.
-- sacrebleu's metric names (`bleu`, `ter`; `chrf` with `--chrf-word-order 2`) and `chrF++`/`chrfpp` name the
+- sacrebleu's metric names (BLEU, TER; `chrf` with `--chrf-word-order 2`) and `chrF++`/`chrfpp` name the
   LYSS metrics that compute the same number; a name LYSS has no metric for is one error line with the names.
 - Every parsing error is one line (argparse's usage block is for `--help`), exit status 2.
 """
@@ -15,13 +15,19 @@ from pathlib import Path
 from sacrebleu.metrics.bleu import _TOKENIZERS
 
 from lyss.errors import InputError
-from lyss.metrics import REGISTRY
+from lyss.metrics import REGISTRY, declaration
 
 FORMATS = ("text", "json", "tsv")
-# sacrebleu's own names and the usual spellings of chrF++, case-insensitive, → the LYSS metric computing the
-# same number (`chrf` only with --chrf-word-order 2: sacrebleu's `chrf` alone is chrF with word order 0).
-ALIASES = {"bleu": "bleu", "ter": "ter", "chrf++": "chrf_plus_plus", "chrfpp": "chrf_plus_plus",
-           "chrf2++": "chrf_plus_plus"}
+# sacrebleu's `-m chrf --chrf-word-order 2` is chrF++: the metric that declares this alias.
+CHRF_WORD_ORDER_2 = "chrf++"
+
+
+def aliases() -> dict[str, str]:
+    """Lower-cased id or declared alias (lyss.metrics.base: `aliases`) → metric id. sacrebleu's names for BLEU
+    and TER are the ids themselves; its `chrf` alone is chrF with word order 0, which no metric computes."""
+    names = {m.lower(): m for m in REGISTRY}
+    names.update({alias.lower(): m for m in REGISTRY for alias in declaration(m, "aliases")})
+    return names
 
 
 class Once(argparse.Action):
@@ -57,10 +63,10 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="SRC-TGT as ISO 639-1 or ISO 639-3 codes, e.g. en-de or eng-deu (the same cards); "
                         "the target also chooses BLEU's tokenizer as sacrebleu does (zh, ja-mecab, ko-mecab)")
     parser.add_argument("--metrics", "-m", nargs="+", action="extend",
-                        help="metric ids, space- or comma-separated; sacrebleu's names bleu and ter, chrF++ "
-                        "(chrfpp, or `chrf --chrf-word-order 2`) are accepted")
+                        help="metric ids, space- or comma-separated, case-insensitive; sacrebleu's BLEU, TER "
+                        "and chrF++ (chrfpp, or `chrf --chrf-word-order 2`) are accepted")
     parser.add_argument("--chrf-word-order", "-cw", type=int, choices=(2,), action=Once,
-                        help="sacrebleu's flag: with 2, `-m chrf` is chrF++ (chrf_plus_plus); LYSS computes no "
+                        help="sacrebleu's flag: with 2, `-m chrf` is chrF++; LYSS computes no "
                         "chrF of another word order")
     parser.add_argument("--tokenize", "-tok", choices=sorted(_TOKENIZERS), action=Once,
                         help="BLEU's tokenizer (sacrebleu's names); default: the target card's, else the one "
@@ -101,15 +107,16 @@ def metric_names(given: list[str] | None, chrf_word_order: int | None,
 def _metric_id(name: str, chrf_word_order: int | None, allowed_extra: tuple[str, ...]) -> str:
     if name in REGISTRY or name in allowed_extra:
         return name
+    known = aliases()
     lowered = name.lower()
     if lowered == "chrf" and chrf_word_order == 2:
-        return "chrf_plus_plus"
-    if lowered in ALIASES or lowered in REGISTRY:
-        return ALIASES.get(lowered, lowered)
-    known = ", ".join([*sorted(REGISTRY), *allowed_extra])
+        lowered = CHRF_WORD_ORDER_2
+    if lowered in known:
+        return known[lowered]
+    listing = ", ".join([*sorted(REGISTRY), *allowed_extra])
     if lowered == "chrf":
-        raise InputError("--metrics", "'chrf' is sacrebleu's chrF of character n-grams only (word order 0), which "
-                         "LYSS does not compute; chrF++ is chrf_plus_plus (also chrF++, chrfpp, or `-m chrf "
-                         f"--chrf-word-order 2` as in sacrebleu); known: {known}")
-    raise InputError("--metrics", f"unknown metric {name!r}; known: {known}; sacrebleu's names bleu, ter and "
-                                  "chrF++ (chrfpp) are accepted")
+        raise InputError("--metrics", f"'chrf' is sacrebleu's chrF of character n-grams only (word order 0), which "
+                         f"LYSS does not compute; chrF++ is {known[CHRF_WORD_ORDER_2]} (also chrF++, chrfpp, or "
+                         f"`-m chrf --chrf-word-order 2` as in sacrebleu); known: {listing}")
+    raise InputError("--metrics", f"unknown metric {name!r}; known: {listing} (case-insensitive; also "
+                                  "sacrebleu's BLEU, TER and chrF++)")

@@ -146,6 +146,8 @@ DECLARATION_DEFAULTS = {
     "uses_all_references": False,
     # Reads the source text: `lyss score` asks for `--source` only when a requested metric says so.
     "reads_source": True,
+    # Other names `lyss score -m` accepts for it (case-insensitive; the id itself is too), e.g. "chrF++".
+    "aliases": (),
 }
 
 

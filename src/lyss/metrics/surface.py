@@ -60,6 +60,7 @@ class ChrFPlusPlus:
     """sacrebleu CHRF(word_order=2); per entry = sentence chrF++, corpus = corpus chrF++."""
 
     id = "chrf_plus_plus"
+    aliases = ("chrF++", "chrfpp", "chrF2++")  # sacrebleu prints chrF2++; `-m chrf --chrf-word-order 2` too
     uses_all_references = True
     reads_source = False
     card_position = 3
