@@ -1,5 +1,7 @@
-"""`lyss score` and `lyss compare` on plain text files: numbers against sacrebleu on the same files, the
-JSON shapes, language-card fallback and clear errors for bad files."""
+"""`lyss score` and `lyss compare` on plain text files: numbers against sacrebleu on the same files (several
+references, sentence level, tokenizers, confidence intervals: sacrebleu's own API computes every golden
+value), the JSON/TSV shapes, language codes and cards, the composite over a selection, and clear one-line
+errors for bad files and options."""
 
 import json
 import math
@@ -47,7 +49,11 @@ def files(tmp_path_factory):
 
 
 def run(capsys, *argv):
-    code = main(list(argv))
+    """Exit status, stdout, stderr; argparse's own errors exit (SystemExit) with status 2."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -76,7 +82,7 @@ def test_score_with_ci_and_text_output(files, capsys):
     assert code == 0
     block = json.loads(out)
     intervals = block["scores"]["confidence_intervals"]
-    assert set(intervals) == {"chrf_plus_plus", "exact_match_rate", "composite"}
+    assert set(intervals) == {"chrf_plus_plus", "exact_match_rate", "bleu", "composite"}
     for metric, ci in intervals.items():
         assert ci["ci_lower"] <= block["scores"][metric] <= ci["ci_upper"]
     code, out, _ = run(capsys, *args)
@@ -87,15 +93,17 @@ def test_score_with_ci_and_text_output(files, capsys):
 def test_language_without_card_uses_defaults_and_says_which_card(files, capsys):
     paths, _, common = files
     languages = Path(common[-1])
+    # Afitti (aft) is an ISO 639-3 language CLDR has no data for
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                         "-i", str(paths["a"]), "-l", "eng-xyz", "--metrics", SURFACE, "--json", *common)
+                         "-i", str(paths["a"]), "-l", "eng-aft", "--metrics", SURFACE, "--json", *common)
     assert code == 0
-    warning = (f"language 'xyz': no card file {languages / 'xyz.yaml'} and CLDR does not know 'xyz': "
+    warning = (f"language 'aft': no card file {languages / 'aft.yaml'} and CLDR does not know 'aft': "
                "script, casing and quotation marks are unknown")
-    assert f"lyss: {warning}\n" in err  # beside the §4.4 note on these cut-down weight tables
+    assert err.count(f"lyss: warning: {warning}\n") == 1
     block = json.loads(out)
-    assert block["warnings"] == [warning]
-    assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["xyz"]["card"] == "none"
+    # beside the §4.4 warnings on these cut-down weight tables
+    assert [w for w in block["warnings"] if w.startswith("language")] == [warning]
+    assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["aft"]["card"] == "none"
     assert block["composite_profile"]["profile"] == "B"
     assert "tok:13a" in block["signatures"]["bleu"]
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
@@ -120,13 +128,13 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
                        "--json", *common)
     assert code == 0
     rows = json.loads(out)
-    assert [(r["system"], r["metric"]) for r in rows] == [
-        (str(paths[s]), m) for s in ("b", "c") for m in ("chrf_plus_plus", "bleu")]
-    assert all(set(r) == {"system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
-                          "p_holm"} for r in rows)
+    assert [(r["system"], r["file"], r["metric"]) for r in rows] == [
+        (s, str(paths[s]), m) for s in ("b", "c") for m in ("chrf_plus_plus", "bleu")]
+    assert all(set(r) == {"system", "file", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi",
+                          "p_value", "p_holm"} for r in rows)
     metrics = {"chrf_plus_plus": lambda: CHRF(word_order=2), "bleu": BLEU}
     for r in rows:
-        system = Path(r["system"]).stem
+        system = r["system"]
         base_score, result = _sacrebleu(test, n, metrics[r["metric"]](), texts, system)
         assert r["baseline_score"] == pytest.approx(base_score, abs=1e-9)
         assert r["score"] == pytest.approx(result.score, abs=1e-9)
@@ -140,7 +148,7 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
         holms = sorted(r["p_holm"] for r in rows if r["metric"] == metric)
         assert holms[0] == pytest.approx(min(1.0, 2 * ps[0]))
     # b differs from a only a little: its chrF++ p-value is not decided at the edge of the scale.
-    b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == str(paths["b"]))
+    b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == "b")
     assert not math.isclose(b_chrf["p_value"], 1 / (n + 1))
 
 
@@ -149,8 +157,10 @@ def test_compare_text_table_with_composite(files, capsys):
     code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
                        "-i", str(paths["a"]), str(paths["c"]), "-l", "eng-spa", "--n", "200", *common)
     assert code == 0
-    assert "(baseline)" in out and "p (Holm)" in out and "composite over:" in out
+    assert "(baseline)" in out and "p (Holm)" in out and "composite over chrf_plus_plus, exact_match_rate (profile A" in out
     assert out.count("*") >= 2  # c is far worse than a: marked on several metrics (footer has one more '*')
+    # systems by their short names, never by their paths
+    assert str(paths["a"].parent) not in out and "a (baseline)" in out
 
 
 @pytest.mark.parametrize("problem,expected", [
@@ -206,7 +216,7 @@ def test_score_json_carries_caveats_and_the_gated_tier(tmp_path, capsys):
     # five segments and two of profile B's metrics: the coverage and partial bars are lowered so that the
     # composite has a tier for the gate to hold
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    params["composite"].update(min_entries=1, min_weight_share=0.0)
+    params["composite"].update(min_entries=1, min_weight_share=0.0, profiles={"A": FAST_WEIGHTS, "B": FAST_WEIGHTS})
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
     assert main(["score", "--source", str(src), "--reference", str(ref), "--hypothesis", str(src),
                  "--lang-pair", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate", "--json",
@@ -234,24 +244,48 @@ def test_score_shows_the_oracle_and_nulls_a_metric_that_fails_its_reference_chec
     assert block["composite_profile"]["weight_share"] == 1.0
 
 
-def test_score_with_one_metric_is_a_partial_composite(files, capsys, tmp_path):
+def test_a_composite_over_a_selection_has_no_tier_and_says_so(files, capsys):
+    """Issue 18 item 6: `-m` leaving out a weighted metric of the profile gives a composite over the selection,
+    shown as such and without a tier; covering the profile gives the profile's composite and its tier."""
     paths, texts, common = files
-    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
-                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", *common)
+    base = ["score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", *common]
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,bleu")
     assert code == 0
-    # chrF++ carries 0.25 of FAST_WEIGHTS' 0.35: 71% ≥ 50%, a full composite; drop the bar's share to check
-    assert "composite over chrf_plus_plus (71% of profile A's weight)" in out
-    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
-    params["composite"]["min_weight_share"] = 0.8
-    strict = tmp_path / "params.yaml"
-    strict.write_text(yaml.safe_dump(params), encoding="utf-8")
-    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
-                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", "--json", "--params", str(strict),
-                       "--languages", common[3])
+    # chrF++ carries 0.25 of FAST_WEIGHTS' 0.35; exact_match_rate is left out
+    assert ("composite over selection: chrf_plus_plus (71% of profile A's weight; no tier: leaves out "
+            "exact_match_rate)") in out
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,bleu", "--json")
     block = json.loads(out)
-    assert block["scores"]["quality_tier"] == "partial"
+    assert block["composite_profile"]["scope"] == "selection"
+    assert block["composite_profile"]["left_out"] == ["exact_match_rate"]
+    assert block["scores"]["quality_tier"] is None and "leaves out exact_match_rate" in \
+        block["null_reasons"]["quality_tier"]
+    assert block["oracle"]["quality_tier"] is None
     assert block["scores"]["composite"] == pytest.approx(
         CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score / 100, abs=1e-6)
+    assert "|scope:selection|weights:chrf_plus_plus=1.0000|" in block["signatures"]["composite"]
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,exact_match_rate", "--json")
+    block = json.loads(out)
+    assert block["composite_profile"] == {**block["composite_profile"], "scope": "profile", "left_out": []}
+    assert block["scores"]["quality_tier"] not in (None, "partial")
+
+
+def test_a_profile_composite_with_little_weight_available_is_partial(files, capsys, tmp_path):
+    """Covering the profile is not enough for a tier: a weighted metric that is unavailable on these files
+    (equivalent_match_rate without variants) leaves 62.5% of the weight, below a 0.8 bar: "partial"."""
+    paths, _, common = files
+    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
+    weights = {"chrf_plus_plus": 0.25, "equivalent_match_rate": 0.15}
+    params["composite"].update(min_weight_share=0.8, profiles={"A": weights, "B": weights})
+    strict = tmp_path / "params.yaml"
+    strict.write_text(yaml.safe_dump(params), encoding="utf-8")
+    code, out, _ = run(capsys, "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa",
+                       "--metrics", "chrf_plus_plus,equivalent_match_rate", "--json", "--params", strict,
+                       "--languages", common[3])
+    block = json.loads(out)
+    assert block["composite_profile"]["scope"] == "profile"
+    assert block["composite_profile"]["weight_share"] == pytest.approx(0.625)
+    assert block["scores"]["quality_tier"] == "partial"
 
 
 def test_score_reads_stdin_works_from_any_folder_and_prints_null_metrics_with_their_reason(
