@@ -92,8 +92,6 @@ def _tsv(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     notes = Notes()
-    settings = load_settings(args.params, notes)
-    stats = settings["stats"]
     has_source = args.source is not None
     # default: the metrics the pipeline's significance step compares, composite last
     given = metric_names(args.metrics, args.chrf_word_order, allowed_extra=("composite",)) or significance_metrics()
@@ -103,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
     names = system_names(args.hypotheses)
     languages = language_cards(args.lang_pair, args.languages, notes)
+    settings = load_settings(args.params, notes)
+    stats = settings["stats"]
     texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]

@@ -294,13 +294,14 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     notes = Notes()
-    settings = load_settings(args.params, notes)
     has_source = args.source is not None
+    # what the command line says is checked first: a wrong option is the one line printed
     metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes)
     if args.embedding_caveats and not has_source:
         raise InputError("--embedding-caveats", "misaligned_output compares outputs with the sources: give -s SRC")
-    languages = language_cards(args.lang_pair, args.languages, notes)
     names = system_names(args.hypotheses)
+    languages = language_cards(args.lang_pair, args.languages, notes)
+    settings = load_settings(args.params, notes)
     texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]

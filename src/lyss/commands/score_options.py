@@ -36,7 +36,7 @@ class Once(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         seen = namespace.__dict__.setdefault("_given_once", {})
         if self.dest in seen:
-            raise argparse.ArgumentError(self, f"given twice ({seen[self.dest]!r}, then {values!r}); give it once")
+            raise argparse.ArgumentError(self, f"given twice ('{seen[self.dest]}', then '{values}'); give it once")
         seen[self.dest] = values
         setattr(namespace, self.dest, values)
 
