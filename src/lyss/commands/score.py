@@ -54,7 +54,8 @@ def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes) -> l
     if has_source:
         return metrics
     left_out = [m for m in metrics if reads_source(m)]
-    notes.warn(f"no --source: {', '.join(left_out)} read the source and are not scored")
+    notes.warn(f"no --source: scoring only the metrics that declare they do not read it; not scored: "
+               f"{', '.join(left_out)}")
     return [m for m in metrics if not reads_source(m)]
 
 

@@ -94,7 +94,7 @@ def single_text(block: dict) -> str:
     lines = [f"{block['system']} · {_header(block)}"]
     lines += [f"{key:<24}{_with_ci(key, scores)}" for key, value in scores.items() if _shown(value)]
     if scores.get("composite") is not None and scores.get("quality_tier") is None:
-        lines.append(f"{'quality_tier':<24}{NOT_A_VALUE}  ({block['null_reasons']['quality_tier']})")
+        lines.append(f"{'quality_tier':<24}{NOT_A_VALUE}  (composite over a selection: no tier)")
     lines += _null_lines(block)
     lines += [composite_line(block), _oracle_line(block), *_not_valid(block)]
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
