@@ -68,9 +68,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chrf-word-order", "-cw", type=int, choices=(2,), action=Once,
                         help="sacrebleu's flag: with 2, `-m chrf` is chrF++; LYSS computes no "
                         "chrF of another word order")
-    parser.add_argument("--tokenize", "-tok", choices=sorted(_TOKENIZERS), action=Once,
-                        help="BLEU's tokenizer (sacrebleu's names); default: the target card's, else the one "
-                        "sacrebleu picks for the target language, else 13a")
+    parser.add_argument("--tokenize", "-tok", choices=sorted(_TOKENIZERS), action=Once, metavar="NAME",
+                        help=f"BLEU's tokenizer, one of sacrebleu's ({', '.join(sorted(_TOKENIZERS))}); default: "
+                        "the target card's, else the one sacrebleu picks for the target language, else 13a")
     parser.add_argument("--languages", type=Path, action=Once,
                         help="language card folder (default data/languages when it exists, else the cards "
                         "packaged with lyss); a language without a card file gets the card derived from CLDR "
