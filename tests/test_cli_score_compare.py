@@ -1,6 +1,9 @@
-"""`lyss score` and `lyss compare` on plain text files: numbers against sacrebleu on the same files, the
-JSON shapes, language-card fallback and clear errors for bad files."""
+"""`lyss score` and `lyss compare` on plain text files: numbers against sacrebleu on the same files (several
+references, sentence level, tokenizers, confidence intervals: sacrebleu's own API computes every golden
+value), the JSON/TSV shapes, language codes and cards, the composite over a selection, and clear one-line
+errors for bad files and options."""
 
+import importlib.util
 import json
 import math
 import random
@@ -8,9 +11,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest
 
+from lyss import __version__ as lyss_version
 from lyss.cli import main
 from lyss.commands import score as score_command
 from lyss.metrics import REGISTRY
@@ -47,7 +51,11 @@ def files(tmp_path_factory):
 
 
 def run(capsys, *argv):
-    code = main(list(argv))
+    """Exit status, stdout, stderr; argparse's own errors exit (SystemExit) with status 2."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -76,7 +84,7 @@ def test_score_with_ci_and_text_output(files, capsys):
     assert code == 0
     block = json.loads(out)
     intervals = block["scores"]["confidence_intervals"]
-    assert set(intervals) == {"chrf_plus_plus", "exact_match_rate", "composite"}
+    assert set(intervals) == {"chrf_plus_plus", "exact_match_rate", "bleu", "composite"}
     for metric, ci in intervals.items():
         assert ci["ci_lower"] <= block["scores"][metric] <= ci["ci_upper"]
     code, out, _ = run(capsys, *args)
@@ -87,15 +95,17 @@ def test_score_with_ci_and_text_output(files, capsys):
 def test_language_without_card_uses_defaults_and_says_which_card(files, capsys):
     paths, _, common = files
     languages = Path(common[-1])
+    # Afitti (aft) is an ISO 639-3 language CLDR has no data for
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
-                         "-i", str(paths["a"]), "-l", "eng-xyz", "--metrics", SURFACE, "--json", *common)
+                         "-i", str(paths["a"]), "-l", "eng-aft", "--metrics", SURFACE, "--json", *common)
     assert code == 0
-    warning = (f"language 'xyz': no card file {languages / 'xyz.yaml'} and CLDR does not know 'xyz': "
+    warning = (f"language 'aft': no card file {languages / 'aft.yaml'} and CLDR does not know 'aft': "
                "script, casing and quotation marks are unknown")
-    assert f"lyss: {warning}\n" in err  # beside the §4.4 note on these cut-down weight tables
+    assert err.count(f"lyss: warning: {warning}\n") == 1
     block = json.loads(out)
-    assert block["warnings"] == [warning]
-    assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["xyz"]["card"] == "none"
+    # beside the §4.4 warnings on these cut-down weight tables
+    assert [w for w in block["warnings"] if w.startswith("language")] == [warning]
+    assert block["language_cards"]["eng"]["card"] == "file" and block["language_cards"]["aft"]["card"] == "none"
     assert block["composite_profile"]["profile"] == "B"
     assert "tok:13a" in block["signatures"]["bleu"]
     code, out, err = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]),
@@ -120,13 +130,13 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
                        "--json", *common)
     assert code == 0
     rows = json.loads(out)
-    assert [(r["system"], r["metric"]) for r in rows] == [
-        (str(paths[s]), m) for s in ("b", "c") for m in ("chrf_plus_plus", "bleu")]
-    assert all(set(r) == {"system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
-                          "p_holm"} for r in rows)
+    assert [(r["system"], r["file"], r["metric"]) for r in rows] == [
+        (s, str(paths[s]), m) for s in ("b", "c") for m in ("chrf_plus_plus", "bleu")]
+    assert all(set(r) == {"system", "file", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi",
+                          "p_value", "p_holm"} for r in rows)
     metrics = {"chrf_plus_plus": lambda: CHRF(word_order=2), "bleu": BLEU}
     for r in rows:
-        system = Path(r["system"]).stem
+        system = r["system"]
         base_score, result = _sacrebleu(test, n, metrics[r["metric"]](), texts, system)
         assert r["baseline_score"] == pytest.approx(base_score, abs=1e-9)
         assert r["score"] == pytest.approx(result.score, abs=1e-9)
@@ -140,7 +150,7 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
         holms = sorted(r["p_holm"] for r in rows if r["metric"] == metric)
         assert holms[0] == pytest.approx(min(1.0, 2 * ps[0]))
     # b differs from a only a little: its chrF++ p-value is not decided at the edge of the scale.
-    b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == str(paths["b"]))
+    b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == "b")
     assert not math.isclose(b_chrf["p_value"], 1 / (n + 1))
 
 
@@ -149,8 +159,11 @@ def test_compare_text_table_with_composite(files, capsys):
     code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
                        "-i", str(paths["a"]), str(paths["c"]), "-l", "eng-spa", "--n", "200", *common)
     assert code == 0
-    assert "(baseline)" in out and "p (Holm)" in out and "composite over:" in out
+    assert "(baseline)" in out and "p (Holm)" in out
+    assert "composite over chrf_plus_plus, exact_match_rate (profile A" in out
     assert out.count("*") >= 2  # c is far worse than a: marked on several metrics (footer has one more '*')
+    # systems by their short names, never by their paths
+    assert str(paths["a"].parent) not in out and "a (baseline)" in out
 
 
 @pytest.mark.parametrize("problem,expected", [
@@ -206,7 +219,7 @@ def test_score_json_carries_caveats_and_the_gated_tier(tmp_path, capsys):
     # five segments and two of profile B's metrics: the coverage and partial bars are lowered so that the
     # composite has a tier for the gate to hold
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    params["composite"].update(min_entries=1, min_weight_share=0.0)
+    params["composite"].update(min_entries=1, min_weight_share=0.0, profiles={"A": FAST_WEIGHTS, "B": FAST_WEIGHTS})
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
     assert main(["score", "--source", str(src), "--reference", str(ref), "--hypothesis", str(src),
                  "--lang-pair", "eng-spa", "--metrics", "chrf_plus_plus,exact_match_rate", "--json",
@@ -234,24 +247,48 @@ def test_score_shows_the_oracle_and_nulls_a_metric_that_fails_its_reference_chec
     assert block["composite_profile"]["weight_share"] == 1.0
 
 
-def test_score_with_one_metric_is_a_partial_composite(files, capsys, tmp_path):
+def test_a_composite_over_a_selection_has_no_tier_and_says_so(files, capsys):
+    """Issue 18 item 6: `-m` leaving out a weighted metric of the profile gives a composite over the selection,
+    shown as such and without a tier; covering the profile gives the profile's composite and its tier."""
     paths, texts, common = files
-    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
-                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", *common)
+    base = ["score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", *common]
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,bleu")
     assert code == 0
-    # chrF++ carries 0.25 of FAST_WEIGHTS' 0.35: 71% ≥ 50%, a full composite; drop the bar's share to check
-    assert "composite over chrf_plus_plus (71% of profile A's weight)" in out
-    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
-    params["composite"]["min_weight_share"] = 0.8
-    strict = tmp_path / "params.yaml"
-    strict.write_text(yaml.safe_dump(params), encoding="utf-8")
-    code, out, _ = run(capsys, "score", "-s", str(paths["src"]), "-r", str(paths["ref"]), "-i", str(paths["a"]),
-                       "-l", "eng-spa", "--metrics", "chrf_plus_plus,bleu", "--json", "--params", str(strict),
-                       "--languages", common[3])
+    # chrF++ carries 0.25 of FAST_WEIGHTS' 0.35; exact_match_rate is left out
+    assert ("composite over selection: chrf_plus_plus (71% of profile A's weight; no tier: leaves out "
+            "exact_match_rate)") in out
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,bleu", "--json")
     block = json.loads(out)
-    assert block["scores"]["quality_tier"] == "partial"
+    assert block["composite_profile"]["scope"] == "selection"
+    assert block["composite_profile"]["left_out"] == ["exact_match_rate"]
+    assert block["scores"]["quality_tier"] is None and "leaves out exact_match_rate" in \
+        block["null_reasons"]["quality_tier"]
+    assert block["oracle"]["quality_tier"] is None
     assert block["scores"]["composite"] == pytest.approx(
         CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score / 100, abs=1e-6)
+    assert "|scope:selection|weights:chrf_plus_plus=1.0000|" in block["signatures"]["composite"]
+    code, out, _ = run(capsys, *base, "--metrics", "chrf_plus_plus,exact_match_rate", "--json")
+    block = json.loads(out)
+    assert block["composite_profile"] == {**block["composite_profile"], "scope": "profile", "left_out": []}
+    assert block["scores"]["quality_tier"] not in (None, "partial")
+
+
+def test_a_profile_composite_with_little_weight_available_is_partial(files, capsys, tmp_path):
+    """Covering the profile is not enough for a tier: a weighted metric that is unavailable on these files
+    (equivalent_match_rate without variants) leaves 62.5% of the weight, below a 0.8 bar: "partial"."""
+    paths, _, common = files
+    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
+    weights = {"chrf_plus_plus": 0.25, "equivalent_match_rate": 0.15}
+    params["composite"].update(min_weight_share=0.8, profiles={"A": weights, "B": weights})
+    strict = tmp_path / "params.yaml"
+    strict.write_text(yaml.safe_dump(params), encoding="utf-8")
+    code, out, _ = run(capsys, "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa",
+                       "--metrics", "chrf_plus_plus,equivalent_match_rate", "--json", "--params", strict,
+                       "--languages", common[3])
+    block = json.loads(out)
+    assert block["composite_profile"]["scope"] == "profile"
+    assert block["composite_profile"]["weight_share"] == pytest.approx(0.625)
+    assert block["scores"]["quality_tier"] == "partial"
 
 
 def test_score_reads_stdin_works_from_any_folder_and_prints_null_metrics_with_their_reason(
@@ -292,3 +329,346 @@ def test_a_file_too_small_to_count_still_shows_what_each_metric_measured(files, 
     block = json.loads(out)
     assert block["scores"]["chrf_plus_plus"] is None
     assert block["withheld"]["chrf_plus_plus"] == pytest.approx(chrf, abs=1e-6)
+
+
+# --- sacrebleu's conventions on real text (issue 19 items 1-2, issue 18 item 6) -------------------------------
+
+TED = ROOT / "data" / "corpora" / "mqm_ted_ende"
+N_TED = 150
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def ted(tmp_path_factory):
+    """The first 150 segments of the shipped WMT21 TED English→German data as plain files: the source, the
+    human reference, a second reference (Online-W's output standing in for a second translation: sacrebleu
+    treats every reference stream alike) and three systems."""
+    folder = tmp_path_factory.mktemp("ted")
+    entries = _jsonl(TED / "corpus.jsonl")[:N_TED]
+
+    def system(name):
+        outputs = {r["id"]: r["prediction"] for r in _jsonl(TED / "systems" / f"wmt21_{name}.jsonl")}
+        return [outputs[e["id"]] for e in entries]
+
+    texts = {"src": [e["source"] for e in entries], "ref": [e["reference"] for e in entries],
+             "ref2": system("online_w"), "nemo": system("nemo"), "uedin": system("uedin"),
+             "facebook_ai": system("facebook_ai")}
+    paths = {}
+    for name, lines in texts.items():
+        paths[name] = folder / f"{name}.{'en' if name == 'src' else 'de'}"
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths, texts
+
+
+def one_line(err: str) -> str:
+    """The single line an error prints (asserting it is one line)."""
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    return err
+
+
+def test_two_references_give_sacrebleus_numbers(ted, files, capsys):
+    """`-r A B` and `-r A -r B` are the same two references (never the last one alone); chrF++, BLEU and TER
+    equal sacrebleu's with both; exact match accepts either; length ratio says it used the first."""
+    paths, texts = ted
+    common = files[2]
+    metrics = "chrf_plus_plus,bleu,ter,exact_match_rate,length_ratio"
+    blocks = []
+    for refs in (["-r", paths["ref"], paths["ref2"]], ["-r", paths["ref"], "-r", paths["ref2"]]):
+        code, out, _ = run(capsys, "score", *refs, "-i", paths["nemo"], "-l", "en-de", "-m", metrics, "--json",
+                           *common)
+        assert code == 0
+        blocks.append(json.loads(out))
+    assert blocks[0]["scores"] == blocks[1]["scores"]
+    block, hyp, refs = blocks[0], texts["nemo"], [texts["ref"], texts["ref2"]]
+    scores = block["scores"]
+    assert block["references"] == 2
+    for metric, sacre in (("chrf_plus_plus", CHRF(word_order=2)), ("bleu", BLEU()), ("ter", TER())):
+        assert scores[metric] == pytest.approx(sacre.corpus_score(hyp, refs).score, abs=1e-6)
+        assert not math.isclose(scores[metric], sacre.corpus_score(hyp, refs[1:]).score, abs_tol=1e-3)
+        assert block["signatures"][metric].startswith("nrefs:2|")
+    matches = sum(" ".join(h.split()) in {" ".join(r.split()) for r in rs} for h, *rs in zip(hyp, *refs, strict=True))
+    assert scores["exact_matches"] == matches
+    assert block["signatures"]["exact_match_rate"].startswith("nrefs:2|")
+    first = [len(h) / len(r) for h, r in zip(hyp, texts["ref"], strict=True)]
+    assert scores["length_ratio"] == pytest.approx(sum(first) / len(first), abs=1e-6)
+    assert block["metric_details"]["length_ratio"]["references"] == "scored against the first of the 2 references"
+    assert block["signatures"]["length_ratio"].startswith("nrefs:1(first of 2)|")
+
+
+def test_sentence_level_values_equal_sacrebleus_sentence_scores(ted, files, capsys):
+    paths, texts = ted
+    base = ["score", "-r", paths["ref"], paths["ref2"], "-i", paths["nemo"], "-l", "eng-deu",
+            "-m", "chrF++", "BLEU", "TER", *files[2]]
+    code, out, _ = run(capsys, *base, "-sl", "--json")
+    assert code == 0
+    rows = json.loads(out)["segments"]
+    assert [r["segment"] for r in rows] == list(range(1, N_TED + 1))
+    chrf, bleu, ter = CHRF(word_order=2), BLEU(effective_order=True), TER()
+    for row, hyp, *refs in zip(rows, texts["nemo"], texts["ref"], texts["ref2"], strict=True):
+        assert row["chrf_plus_plus"] == pytest.approx(chrf.sentence_score(hyp, refs).score, abs=1e-4)
+        assert row["bleu"] == pytest.approx(bleu.sentence_score(hyp, refs).score, abs=1e-4)
+        assert row["ter"] == pytest.approx(ter.sentence_score(hyp, refs).score, abs=1e-4)
+    code, out, _ = run(capsys, *base, "--sentence-level", "--format", "tsv")
+    lines = out.splitlines()
+    assert lines[0] == "system\tsegment\tchrf_plus_plus\tbleu\tter" and len(lines) == N_TED + 1
+    first = lines[1].split("\t")
+    assert first[:2] == ["nemo", "1"] and float(first[2]) == pytest.approx(rows[0]["chrf_plus_plus"])
+    code, out, _ = run(capsys, *base, "-sl")
+    table = out.splitlines()
+    assert table[0].split() == ["segment", "chrf_plus_plus", "bleu", "ter"]
+    assert table[1].split()[:2] == ["1", f"{rows[0]['chrf_plus_plus']:.2f}"]
+
+
+def test_several_systems_give_a_table_a_json_list_and_tsv_rows(ted, files, capsys):
+    paths, texts = ted
+    systems = ("nemo", "uedin", "facebook_ai")
+    base = ["score", "-s", paths["src"], "-r", paths["ref"], "-l", "eng-deu", "-m", "chrf_plus_plus,bleu", *files[2]]
+    code, out, _ = run(capsys, *base, "-i", *(paths[s] for s in systems), "--json")
+    assert code == 0
+    blocks = json.loads(out)
+    assert [(b["system"], b["file"]) for b in blocks] == [(s, str(paths[s])) for s in systems]
+    for block, system in zip(blocks, systems, strict=True):
+        expected = CHRF(word_order=2).corpus_score(texts[system], [texts["ref"]]).score
+        assert block["scores"]["chrf_plus_plus"] == pytest.approx(expected, abs=1e-6)
+        assert block["scores"]["bleu"] == pytest.approx(BLEU().corpus_score(texts[system], [texts["ref"]]).score,
+                                                        abs=1e-6)
+    # -i a -i b extends the list as -i a b does
+    code, out, _ = run(capsys, *base, "-i", paths["nemo"], "-i", paths["uedin"], paths["facebook_ai"], "--json")
+    assert [b["scores"] for b in json.loads(out)] == [b["scores"] for b in blocks]
+    code, out, _ = run(capsys, *base, "-i", *(paths[s] for s in systems))
+    lines = out.splitlines()
+    assert lines[1].split() == list(systems)
+    chrf_row = next(line for line in lines if line.startswith("chrf_plus_plus "))
+    assert chrf_row.split() == ["chrf_plus_plus", *(f"{b['scores']['chrf_plus_plus']:.4f}" for b in blocks)]
+    assert str(paths["nemo"].parent) not in out
+    assert sum(line.startswith("chrf_plus_plus signature:") for line in lines) == 1  # shared: printed once
+    code, out, _ = run(capsys, *base, "-i", *(paths[s] for s in systems), "-f", "tsv")
+    header, *rows = out.splitlines()
+    columns = header.split("\t")
+    assert columns[0] == "system" and [r.split("\t")[0] for r in rows] == list(systems)
+    assert [float(r.split("\t")[columns.index("bleu")]) for r in rows] == [b["scores"]["bleu"] for b in blocks]
+
+
+def _chinese(tmp_path) -> tuple[dict, dict]:
+    """Unspaced Chinese text (sacrebleu's 13a keeps a whole sentence as one token; zh splits characters)."""
+    rng = random.Random(7)
+    chars = "我你他她们的是在有不这人中大为上个国和地到以说时要就出会可也你对生能而子那得于着下自之年过发后作"
+    refs = ["".join(rng.choice(chars) for _ in range(rng.randint(8, 20))) + "。" for _ in range(60)]
+    hyps = ["".join(c if rng.random() > 0.25 else rng.choice(chars) for c in r) for r in refs]
+    paths = {"ref": tmp_path / "ref.zh", "hyp": tmp_path / "hyp.zh"}
+    for name, lines in (("ref", refs), ("hyp", hyps)):
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths, {"ref": refs, "hyp": hyps}
+
+
+@pytest.mark.parametrize("pair", ["en-zh", "eng-zho", "eng-cmn"])
+def test_chinese_target_uses_sacrebleus_zh_tokenizer(files, capsys, tmp_path, pair):
+    paths, texts = _chinese(tmp_path)
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["hyp"], "-l", pair, "-m", "bleu", "--json",
+                       *files[2])
+    assert code == 0
+    block = json.loads(out)
+    chosen = BLEU(trg_lang="zh")  # sacrebleu's own choice for a Chinese target (sacrebleu -l en-zh)
+    assert block["scores"]["bleu"] == pytest.approx(chosen.corpus_score(texts["hyp"], [texts["ref"]]).score,
+                                                    abs=1e-6)
+    assert "|tok:zh|" in block["signatures"]["bleu"]
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["hyp"], "-l", pair, "-m", "bleu", "--json",
+                       "--tokenize", "13a", *files[2])
+    forced = json.loads(out)
+    # 13a keeps each unspaced line as one word: the reference itself gets BLEU 0, so BLEU fails its reference
+    # check and is not counted; the number it measured is sacrebleu's 13a BLEU
+    assert forced["withheld"]["bleu"] == pytest.approx(
+        BLEU(tokenize="13a").corpus_score(texts["hyp"], [texts["ref"]]).score, abs=1e-6)
+    assert forced["scores"]["bleu"] is None and "reference check" in forced["null_reasons"]["bleu"]
+    assert "|tok:13a|" in forced["signatures"]["bleu"]
+
+
+def test_a_tokenizer_whose_package_is_missing_makes_bleu_null_with_the_install_line(files, capsys, tmp_path):
+    if importlib.util.find_spec("MeCab") is not None:
+        pytest.skip("mecab-python3 is installed: ja-mecab works here")
+    paths, _ = _chinese(tmp_path)
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["hyp"], "-l", "en-ja", "-m", "bleu,chrF++",
+                       "--json", *files[2])
+    assert code == 0
+    block = json.loads(out)
+    assert block["scores"]["bleu"] is None and block["scores"]["chrf_plus_plus"] is not None
+    reason = block["null_reasons"]["bleu"]
+    assert "ja-mecab" in reason and "pip install 'sacrebleu[ja]'" in reason
+
+
+@pytest.mark.parametrize("names,expected", [
+    (["chrF++", "BLEU", "TER"], ["chrf_plus_plus", "bleu", "ter"]),
+    (["chrfpp,bleu", "ter"], ["chrf_plus_plus", "bleu", "ter"]),
+    (["chrf", "--chrf-word-order", "2"], ["chrf_plus_plus"]),
+    (["bleu", "bleu,BLEU"], ["bleu"]),
+])
+def test_sacrebleus_metric_names_are_accepted(files, capsys, names, expected):
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", *names,
+                       "--json", *common)
+    assert code == 0
+    block = json.loads(out)
+    assert [m for m in block["signatures"] if m != "composite"] == expected
+    if "chrf_plus_plus" in expected:
+        assert block["scores"]["chrf_plus_plus"] == pytest.approx(
+            CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score, abs=1e-6)
+
+
+@pytest.mark.parametrize("names,expected", [
+    (["chrf"], "'chrf' is sacrebleu's chrF of character n-grams only"),
+    (["blue"], "unknown metric 'blue'; known: "),
+])
+def test_a_metric_name_lyss_lacks_is_one_error_line_with_the_names(files, capsys, names, expected):
+    paths, _, common = files
+    code, _, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", *names, *common)
+    assert code == 2
+    line = one_line(err)
+    assert expected in line and "chrf_plus_plus" in line and "semantic_score" in line
+
+
+def test_the_source_is_needed_only_by_metrics_that_read_it(files, capsys):
+    paths, texts, common = files
+    base = ["score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", *common]
+    code, out, _ = run(capsys, *base, "-m", "chrf_plus_plus,bleu,ter", "--json")
+    assert code == 0
+    scores = json.loads(out)["scores"]
+    assert scores["ter"] == pytest.approx(TER().corpus_score(texts["a"], [texts["ref"]]).score, abs=1e-6)
+    code, _, err = run(capsys, *base, "-m", "chrf_plus_plus,semantic_score,hallucination_rate")
+    assert code == 2
+    assert "semantic_score, hallucination_rate read the source: give -s SRC" in one_line(err)
+    code, out, err = run(capsys, *base, "--json")
+    assert code == 0
+    block = json.loads(out)
+    scored = [m for m in block["signatures"] if m != "composite"]
+    assert scored == [m for m in score_command.model_free_metrics() if not score_command.reads_source(m)]
+    assert {"chrf_plus_plus", "bleu", "ter"} <= set(scored) and "semantic_score" not in scored
+    assert err.count("no --source: ") == 1 and "semantic_score" in err
+    assert block["skipped_caveats"]["source_copy"] == "needs the source (--source)"
+
+
+def test_confidence_intervals_for_bleu_and_ter_are_sacrebleus(ted, files, capsys, monkeypatch):
+    """`--ci` (sacrebleu's --confidence) gives BLEU and TER intervals too; with sacrebleu's seed and 1,000
+    resamples they are sacrebleu's own: the same draws, the same order statistics."""
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)  # sacrebleu's default seed, 12345
+    paths, texts = ted
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["nemo"], "-l", "eng-deu", "-m", "bleu",
+                       "ter", "chrF++", "--confidence", "--n", "1000", "--seed", "12345", "--json", *files[2])
+    assert code == 0
+    scores = json.loads(out)["scores"]
+    intervals = scores["confidence_intervals"]
+    for metric, sacre in (("bleu", BLEU()), ("ter", TER()), ("chrf_plus_plus", CHRF(word_order=2))):
+        result = sacre.corpus_score(texts["nemo"], [texts["ref"]], n_bootstrap=1000)
+        ci = intervals[metric]
+        assert (ci["ci_upper"] - ci["ci_lower"]) / 2 == pytest.approx(result._ci, abs=1e-4)
+        assert ci["ci_lower"] <= scores[metric] <= ci["ci_upper"]
+    assert "composite" in intervals
+
+
+@pytest.mark.parametrize("option,first,second", [
+    ("-l", "eng-spa", "eng-deu"), ("--format", "json", "tsv"), ("--seed", "1", "2"), ("--tokenize", "13a", "intl"),
+    ("--params", "a.yaml", "b.yaml"),
+])
+def test_a_single_value_option_given_twice_is_a_one_line_error(files, capsys, option, first, second):
+    paths, _, common = files
+    argv = ["score", "-r", paths["ref"], "-i", paths["a"], "-m", "bleu", "--languages", common[3]]
+    argv += [] if option == "-l" else ["-l", "eng-spa"]
+    code, out, err = run(capsys, *argv, option, first, option, second)
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert f"given twice ('{first}', then '{second}'); give it once" in line and option in line
+
+
+@pytest.mark.parametrize("pair,code_", [("eng-xyz", "xyz"), ("en-zz", "zz"), ("english-deu", "english")])
+def test_an_unknown_language_code_is_a_one_line_error(files, capsys, pair, code_):
+    paths, _, common = files
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", pair, "-m", "bleu", *common)
+    assert code == 2 and out == ""
+    assert f"unknown language code '{code_}': not an ISO 639-1 or ISO 639-3 code" in one_line(err)
+
+
+def test_iso_639_1_codes_resolve_to_the_iso_639_3_cards(files, capsys):
+    """`-l en-es` is `-l eng-spa`: the shipped Spanish card, its FST analyzer, hence profile A (issue 19)."""
+    paths, _, common = files
+    analyzer = Path(yaml.safe_load((ROOT / "data/languages/spa.yaml").read_text())["fst_analyzer"]["path"])
+    if not analyzer.exists():
+        pytest.skip("apertium-eng-spa is not installed")
+    blocks = []
+    for pair in ("en-es", "eng-spa"):
+        code, out, err = run(capsys, "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", pair,
+                             "-m", "chrf_plus_plus,fst_acceptance_rate", "--json", *common)
+        assert code == 0 and "warning: language" not in err
+        blocks.append(json.loads(out))
+    for block in blocks:
+        assert block["language_cards"]["spa"]["file"].endswith("spa.yaml")
+        assert block["composite_profile"]["profile"] == "A"
+        assert block["scores"]["fst_acceptance_rate"] is not None
+    assert blocks[0]["scores"] == blocks[1]["scores"]
+
+
+def test_each_warning_is_printed_once(files, capsys, tmp_path):
+    """Two systems, a card derived from CLDR and a 20-line file under --ci: each warning once on stderr,
+    none repeated in the text, all of them in every JSON block."""
+    paths, texts, common = files
+    small = {}
+    for name in ("ref", "a", "b"):
+        small[name] = tmp_path / f"{name}.txt"
+        small[name].write_text("\n".join(texts[name][:20]) + "\n", encoding="utf-8")
+    argv = ["score", "-r", small["ref"], "-i", small["a"], small["b"], "-l", "eng-deu", "-m", "chrf_plus_plus,bleu",
+            "--ci", "--n", "100", *common]
+    code, out, err = run(capsys, *argv)
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("lyss: warning:")]
+    assert len(warnings) == len(set(warnings))
+    assert any("'deu'" in w for w in warnings) and any("has 20 entries" in w for w in warnings)
+    assert "warning" not in out
+    code, out, _ = run(capsys, *argv, "--json")
+    blocks = json.loads(out)
+    assert blocks[0]["warnings"] == blocks[1]["warnings"] == [w.removeprefix("lyss: warning: ") for w in warnings]
+
+
+def test_every_metric_and_the_composite_has_a_signature(files, capsys):
+    paths, _, common = files
+    metrics = [m for m in score_command.model_free_metrics() if not REGISTRY[m].__dict__.get("needs_embeddings")]
+    code, out, _ = run(capsys, "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], "-l", "en-es",
+                       "-m", ",".join(metrics), "--json", *common)
+    assert code == 0
+    signatures = json.loads(out)["signatures"]
+    assert set(signatures) == {*metrics, "composite"}
+    for metric in ("exact_match_rate", "fst_acceptance_rate", "orthographic_accuracy"):
+        assert signatures[metric] == "nrefs:1|cards:eng=file,spa=file|version:lyss-" + lyss_version
+    assert signatures["composite"].startswith("profile:A|scope:profile|weights:chrf_plus_plus=0.7143,"
+                                              "exact_match_rate=0.2857|nrefs:1|cards:eng=file,spa=file|"
+                                              "embedder:none|version:lyss-")
+
+
+def test_an_embedding_metric_signature_names_its_embedder():
+    class Named:
+        name = "multilingual-e5-small-q4"
+
+    data = score_command.scoring_input(None, [["a"], ["b"]], ["c"], ("eng", "deu", {}, {}))
+    data.embeddings = Named()
+    assert score_command.lyss_signature("semantic_score", data) == (
+        f"nrefs:1(first of 2)|cards:eng=none,deu=none|embedder:multilingual-e5-small-q4|version:lyss-{lyss_version}")
+
+
+def test_compare_takes_two_references_and_names_systems_shortly(ted, files, capsys):
+    paths, texts = ted
+    refs = [texts["ref"], texts["ref2"]]
+    argv = ["compare", "-r", paths["ref"], paths["ref2"], "-i", paths["nemo"], paths["uedin"], "-l", "en-de",
+            "-m", "chrF++", "bleu", "--n", "200", *files[2]]
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert {r["system"] for r in rows} == {"uedin"}
+    chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus")
+    assert chrf["baseline_score"] == pytest.approx(CHRF(word_order=2).corpus_score(texts["nemo"], refs).score,
+                                                   abs=1e-9)
+    assert chrf["score"] == pytest.approx(CHRF(word_order=2).corpus_score(texts["uedin"], refs).score, abs=1e-9)
+    code, out, _ = run(capsys, *argv)
+    assert "nemo (baseline)" in out and str(paths["nemo"].parent) not in out
+    code, out, _ = run(capsys, *argv, "--format", "tsv")
+    assert out.splitlines()[0].split("\t") == ["system", "file", "metric", "score", "baseline_score", "delta",
+                                               "ci_lo", "ci_hi", "p_value", "p_holm"]

@@ -217,6 +217,26 @@ def _cldr_quotes(locale: str) -> dict | None:
     return {"primary": primary, "secondary": secondary}
 
 
+def resolve_code(code: str, directory="data/languages") -> str:
+    """The card code (ISO 639-3) of a language code as users type it: a code with a card file in
+    `directory` or an ISO 639-3 code as it is, an ISO 639-1 code (`es`, sacrebleu's `-l en-es`) or an
+    ISO 639-2/B code (`ger`) as its ISO 639-3 code, so that `es` gets the shipped Spanish card and its
+    analyzer exactly as `spa` does. Anything else is an InputError: a misspelt code must not be scored
+    as a language nobody knows."""
+    typed = code.strip()
+    lowered = typed.lower()
+    if (Path(directory) / f"{typed}.yaml").exists():
+        return typed
+    if pycountry.languages.get(alpha_3=lowered) is not None:
+        return lowered
+    by_other = (pycountry.languages.get(alpha_2=lowered) if len(lowered) == 2
+                else pycountry.languages.get(bibliographic=lowered))
+    if by_other is not None:
+        return by_other.alpha_3
+    raise InputError("--lang-pair", f"unknown language code {code!r}: not an ISO 639-1 or ISO 639-3 code and "
+                                    f"no card file {Path(directory) / (typed + '.yaml')}")
+
+
 def is_known_language(code: str, cards: dict) -> bool:
     """A code is known when it has a card file or is a valid ISO 639-3 code."""
     return dict.__contains__(cards, code) or pycountry.languages.get(alpha_3=code) is not None

@@ -71,15 +71,17 @@ def _few_entries(what: str, n: int, min_entries: int) -> str:
 
 def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], weights: dict,
                          normalisation: dict, *, n_resamples: int = 1000, alpha: float = 0.05,
-                         seed: int | None, min_entries: int = 30) -> dict:
+                         seed: int | None, min_entries: int = 30, metrics: list[str] | None = None) -> dict:
     """The §9 `confidence_intervals` and `confidence_intervals_by_tier` blocks and the card warnings.
 
     All corpus intervals come from one set of resamples (so the composite CI uses the same resamples as
-    its metrics); each difficulty tier is resampled within itself with the same seed.
+    its metrics); each difficulty tier is resampled within itself with the same seed. `metrics`: the
+    metrics to give an interval (default the card's, `ci_metrics()`; `lyss score --ci` asks for every
+    metric whose corpus value its rows reproduce, BLEU and TER too, as sacrebleu's --confidence does).
     """
     warnings = []
     statistics = {}
-    for metric in ci_metrics():
+    for metric in ci_metrics() if metrics is None else metrics:
         result = results.get(metric)
         if result is None or not result.available:
             continue

@@ -3,31 +3,33 @@ files, in the manner of `sacrebleu --paired-bs / --paired-ar`, using the pipelin
 
 Each system's metrics are scored once; the paired bootstrap (always, for the CI of the difference) and,
 with `--test ar`, approximate randomization resample those per-entry rows. p-values are Holm-adjusted
-across the systems of each metric.
+across the systems of each metric. Files, references, languages and metric names are read as `lyss score`
+reads them (lyss.commands.score_options); systems are named by their short file names.
 """
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from lyss.aggregate.composite import select_profile
+from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score import (
-    add_common_arguments,
-    language_cards,
-    load_settings,
+    choose_metrics,
+    composite_scope,
+    metric_options,
     model_free_metrics,
-    parse_metrics,
-    read_parallel,
+    reads_source,
     score_metrics,
     scoring_input,
 )
+from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
 from lyss.validate.options import positive_int
 
-JSON_KEYS = ("system", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value", "p_holm")
+JSON_KEYS = ("system", "file", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
+             "p_holm")
 
 
 def register(subparsers) -> None:
@@ -36,22 +38,19 @@ def register(subparsers) -> None:
         description="Compare systems with the paired bootstrap or approximate randomization, as sacrebleu "
         "does, on the LYSS metrics and composite; see docs/statistics.md.")
     add_common_arguments(parser)
-    parser.add_argument("--hypotheses", "-i", type=Path, nargs="+", required=True,
+    parser.add_argument("--hypotheses", "--hypothesis", "-i", dest="hypotheses", type=Path, nargs="+",
+                        action="extend", required=True,
                         help="system outputs, one segment per line; the first is the baseline")
-    default_metrics = ",".join(significance_metrics())  # the metrics the pipeline's significance step compares
-    parser.add_argument("--metrics", "-m", default=default_metrics,
-                        help=f"comma-separated metric ids, 'composite' included (default {default_metrics})")
-    parser.add_argument("--test", choices=("bs", "ar"), default="bs",
+    parser.add_argument("--test", choices=("bs", "ar"), default="bs", action=Once,
                         help="paired bootstrap (bs, default) or approximate randomization (ar)")
-    parser.add_argument("--n", type=positive_int,
+    parser.add_argument("--n", type=positive_int, action=Once,
                         help="bootstrap resamples (bs) or AR trials (ar); default from params stats")
-    parser.add_argument("--seed", type=int, help="random seed (default: params stats)")
     parser.set_defaults(func=run)
 
 
-def _rows(comparisons: list[dict], test: str) -> list[dict]:
+def _rows(comparisons: list[dict], test: str, files: dict[str, str]) -> list[dict]:
     key = "p_bs" if test == "bs" else "p_ar"
-    return [{"system": r["system"], "metric": r["metric"], "score": r["score"],
+    return [{"system": r["system"], "file": files[r["system"]], "metric": r["metric"], "score": r["score"],
              "baseline_score": r["baseline_score"], "delta": r["delta"], "ci_lo": r["ci_lower"],
              "ci_hi": r["ci_upper"], "p_value": r[key], "p_holm": r[f"{key}_holm"]} for r in comparisons]
 
@@ -61,7 +60,7 @@ def _fmt(value, digits: int = 4) -> str:
 
 
 def _table(rows: list[dict], baseline: str, test: str, alpha: float, n: int, seed: int,
-           composite_over: list[str]) -> str:
+           composite_note: str) -> str:
     header = ["metric", "system", "score", "delta", f"{100 * (1 - alpha):g}% CI of delta", f"p ({test})",
               "p (Holm)", ""]
     body = []
@@ -81,45 +80,63 @@ def _table(rows: list[dict], baseline: str, test: str, alpha: float, n: int, see
     lines.append(f"\n{test_name}, n = {n}, seed = {seed}; "
                  f"* = Holm-adjusted p < {alpha:g} and the CI excludes 0")
     if any(r["metric"] == "composite" for r in rows):
-        lines.append(f"composite over: {', '.join(composite_over)} (renormalised weights, spec §4.1)")
+        lines.append(composite_note)
     return "\n".join(lines)
 
 
+def _tsv(rows: list[dict]) -> str:
+    return "\n".join(["\t".join(JSON_KEYS),
+                      *("\t".join("" if r[k] is None else str(r[k]) for k in JSON_KEYS) for r in rows)])
+
+
 def run(args: argparse.Namespace) -> int:
-    settings = load_settings(args.params)
+    fmt = output_format(args)
+    notes = Notes()
+    has_source = args.source is not None
+    # default: the metrics the pipeline's significance step compares, composite last
+    given = metric_names(args.metrics, args.chrf_word_order, allowed_extra=("composite",)) or significance_metrics()
+    metrics = choose_metrics([m for m in given if m != "composite"], has_source, notes) + \
+        (["composite"] if "composite" in given else [])
+    if len(args.hypotheses) < 2:
+        raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
+    names = system_names(args.hypotheses)
+    languages = language_cards(args.lang_pair, args.languages, notes)
+    settings = load_settings(args.params, notes)
     stats = settings["stats"]
-    metrics = parse_metrics(args.metrics, allowed_extra=("composite",))
-    languages = language_cards(args.lang_pair, args.languages)
-    source, reference, *hypotheses = read_parallel([args.source, args.reference, *args.hypotheses])
+    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
+    source = texts.pop(0) if has_source else None
+    references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]
     profile = select_profile(languages[3], settings["composite"])
     weights = settings["composite"]["profiles"][profile]
     normalisation = settings["composite"].get("normalisation", {})
     scored = [m for m in metrics if m != "composite"]
-    if "composite" in metrics:
-        scored += [m for m in model_free_metrics() if m in weights and m not in scored]
-    names = [str(p) for p in args.hypotheses]
-    if len(names) < 2:
-        raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
-    for path, name in zip(args.hypotheses, names, strict=True):
-        if names.count(name) > 1:
-            raise InputError(path, "is given more than once in --hypotheses")
-    per_system = {name: score_metrics(scoring_input(source, reference, hyp, languages), scored)
+    if "composite" in metrics:  # the profile's model-free metrics that these files allow
+        scored += [m for m in model_free_metrics() if m in weights and m not in scored
+                   and (has_source or not reads_source(m))]
+    options = metric_options(settings, args.tokenize)
+    per_system = {name: score_metrics(scoring_input(source, references, hyp, languages), scored, options)
                   for name, hyp in zip(names, hypotheses, strict=True)}
     shared, warning = shared_composite_metrics(per_system, weights)
     if warning:
-        print(f"lyss: warning: {warning}", file=sys.stderr)
+        notes.warn(warning)
     statistics = {name: method_statistics(results, metrics, weights, normalisation, shared)
                   for name, results in per_system.items()}
     for note in coverage_notes(statistics, metrics):
-        print(f"lyss: note: {note}", file=sys.stderr)
+        notes.note(note)
     seed = stats["seed"] if args.seed is None else args.seed
     n = args.n or (stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"])
     comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]],
                                 n_bootstrap=n if args.test == "bs" else stats["bootstrap_resamples"],
                                 n_trials=n, seed=seed, alpha=stats["alpha"], with_ar=args.test == "ar")
-    rows = _rows(comparisons, args.test)
-    if args.json:
+    rows = _rows(comparisons, args.test, dict(zip(names, map(str, args.hypotheses), strict=True)))
+    scope, left_out = composite_scope(scored, weights)
+    composite_note = (f"composite over {'selection: ' if scope == 'selection' else ''}{', '.join(shared)} "
+                      f"(profile {profile}, renormalised weights, spec §4.1"
+                      + (f"; not the profile's composite: leaves out {', '.join(left_out)})" if left_out else ")"))
+    if fmt == "json":
         print(json.dumps(rows, indent=2))
+    elif fmt == "tsv":
+        print(_tsv(rows))
     else:
-        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, shared))
+        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, composite_note))
     return 0

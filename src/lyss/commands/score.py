@@ -1,116 +1,77 @@
 """`lyss score`: the §9 scores block for plain text files (one segment per line), outside the pipeline,
-the way `sacrebleu` scores files.
+the way `sacrebleu` scores files: several references (`-r A B`), several systems (`-i a b`: a table),
+sentence-level values (`-sl`), `--tokenize`, `--confidence` for every metric that can be resampled,
+`--format text|json|tsv`, and a signature for every metric and the composite.
 
 The metrics, composite and confidence intervals are the pipeline's own functions on the same per-entry
 rows; only the input differs (line numbers as entry ids, no translation records, hence no speed or cost).
-The helpers here (reading parallel files, language cards, settings, scoring) are shared with `lyss compare`.
+The scoring helpers here are shared with `lyss compare`; the output is lyss.commands.score_report.
 """
 
 import argparse
 import dataclasses
-import json
-import sys
 from pathlib import Path
 
+import numpy as np
+
+from lyss import __version__
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
 from lyss.aggregate.runcard import apply_caveats, build_scores, withheld_values
+from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
+from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
+from lyss.commands.score_report import render
 from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
-from lyss.languages import card_for, card_provenance, provenance_warning
-from lyss.metrics import REGISTRY, MetricResult, ScoringInput, get_metric
-from lyss.metrics.base import declared
-from lyss.settings import read_params_file, validate_params
+from lyss.languages import card_provenance
+from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
 from lyss.validate.options import positive_int
 
-
-def read_segments(path: Path) -> list[str]:
-    """One segment per line (a final newline ends the last line, it does not add an empty one); `-` is
-    standard input, as in sacrebleu."""
-    try:
-        text = sys.stdin.buffer.read().decode("utf-8") if str(path) == "-" else path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        line = err.object[: err.start].count(b"\n") + 1
-        raise InputError(path, f"not UTF-8 text ({err.reason})", line=line) from None
-    except OSError as err:
-        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
-    if not text:
-        raise InputError(path, "file is empty")
-    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
-
-
-def read_parallel(paths: list[Path]) -> list[list[str]]:
-    """Read files that must have one line per segment each; the first file sets the count."""
-    texts = [read_segments(p) for p in paths]
-    for path, lines in zip(paths[1:], texts[1:], strict=True):
-        if len(lines) != len(texts[0]):
-            raise InputError(path, f"has {len(lines)} lines but {paths[0]} has {len(texts[0])}; "
-                                   "the files must be line-parallel")
-    return texts
-
-
-def language_cards(lang_pair: str, languages_dir: Path) -> tuple[str, str, dict, dict]:
-    """Source and target codes and their cards (a card file merged over CLDR's facts, or CLDR's alone);
-    a language without a card file is said on stderr and in the warnings (`card_warnings`)."""
-    languages_dir = default_path("data/languages", "languages") if languages_dir is None else languages_dir
-    codes = lang_pair.split("-")
-    if len(codes) != 2 or not all(codes):
-        raise InputError("--lang-pair", f"expected SRC-TGT such as eng-deu, got {lang_pair!r}")
-    cards = [card_for(code, languages_dir) for code in codes]
-    for line in card_warnings(codes, cards):
-        print(f"lyss: {line}", file=sys.stderr)
-    return codes[0], codes[1], cards[0], cards[1]
-
-
-def card_warnings(codes, cards) -> list[str]:
-    return [w for w in map(provenance_warning, codes, cards) if w]
-
-
-def default_path(local: str, packaged: str) -> Path:
-    """`local` (relative to the current folder) when it exists, else the copy packaged with lyss
-    (src/lyss/defaults/, the repository's own params.yaml and language cards): `lyss score` works from any
-    folder without --params or --languages."""
-    if Path(local).exists():
-        return Path(local)
-    from importlib import resources
-
-    return Path(str(resources.files("lyss.defaults").joinpath(packaged)))
-
-
-def load_settings(path: Path | None) -> dict:
-    """params.yaml, checked whole (lyss.settings) before anything is scored; the composite, tier, caveat and
-    stats sections are what scoring reads (the spec's tables live there). None: the default settings."""
-    path = default_path("params.yaml", "params.yaml") if path is None else path
-    if not Path(path).exists():
-        raise InputError(path, "cannot read the settings (no such file); give --params PATH to the LYSS "
-                               "params.yaml")
-    params = read_params_file(path)
-    for warning in validate_params(params, path):
-        print(f"lyss: warning: {warning}", file=sys.stderr)
-    return params
+# Caveats that compare an output with its source: without --source they are not checked, and say so.
+SOURCE_CAVEATS = ("source_copy", "misaligned_output")
 
 
 def model_free_metrics() -> list[str]:
     """Registered metrics that need no model download (a plugin says so with `requires_model = True`)."""
-    return [m for m, plugin in REGISTRY.items() if not declared(plugin, "requires_model")]
+    return [m for m in REGISTRY if not declaration(m, "requires_model")]
 
 
-def parse_metrics(text: str | None, allowed_extra: tuple[str, ...] = ()) -> list[str]:
-    if text is None:
-        return model_free_metrics()
-    metrics = [m.strip() for m in text.split(",") if m.strip()]
-    for metric in metrics:
-        if metric not in allowed_extra:
-            get_metric(metric, source="--metrics")  # raises with the known ids
-    return metrics
+def reads_source(metric: str) -> bool:
+    return declaration(metric, "reads_source")
 
 
-def scoring_input(source: list[str], reference: list[str], hypothesis: list[str],
+def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes) -> list[str]:
+    """The metrics `-m` names, or every model-free one; without --source, a metric that reads the source is
+    an error when named and left out (with a warning) when it is only a default."""
+    if given is not None:
+        needing = [m for m in given if reads_source(m)]
+        if needing and not has_source:
+            free = ", ".join(m for m in REGISTRY if not reads_source(m))
+            raise InputError("--source", f"{', '.join(needing)} read the source: give -s SRC, or choose metrics "
+                                         f"that do not ({free})")
+        return given
+    metrics = model_free_metrics()
+    if has_source:
+        return metrics
+    left_out = [m for m in metrics if reads_source(m)]
+    notes.warn(f"no --source: scoring only the metrics that declare they do not read it; not scored: "
+               f"{', '.join(left_out)}")
+    return [m for m in metrics if not reads_source(m)]
+
+
+def scoring_input(source: list[str] | None, references: list[list[str]], hypothesis: list[str],
                   languages: tuple) -> ScoringInput:
-    """Entries with line numbers as ids; every line has an output (an empty line scores as empty)."""
+    """Entries with line numbers as ids; every line has an output (an empty line scores as empty). With
+    several reference files each entry carries all of them under `references` (the first is `reference`);
+    without a source file the source is empty (no metric that reads it runs)."""
     src_lang, tgt_lang, src_card, tgt_card = languages
-    entries = [{"id": str(i), "source": s, "reference": r}
-               for i, (s, r) in enumerate(zip(source, reference, strict=True), start=1)]
+    source = source if source is not None else [""] * len(hypothesis)
+    entries = []
+    for i, (s, *refs) in enumerate(zip(source, *references, strict=True), start=1):
+        entry = {"id": str(i), "source": s, "reference": refs[0]}
+        if len(refs) > 1:
+            entry["references"] = refs
+        entries.append(entry)
     return ScoringInput(entries=entries, predictions=list(hypothesis), raw_predictions=list(hypothesis),
                         source_lang=src_lang, target_lang=tgt_lang, source_card=src_card,
                         target_card=tgt_card)
@@ -118,12 +79,12 @@ def scoring_input(source: list[str], reference: list[str], hypothesis: list[str]
 
 def needs_embeddings(metrics: list[str]) -> bool:
     """Whether a requested metric reads sentence vectors (its class says `needs_embeddings = True`)."""
-    return any(getattr(get_metric(m, source="--metrics"), "needs_embeddings", False) for m in metrics)
+    return any(declaration(m, "needs_embeddings") for m in metrics)
 
 
 def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
-    """One in-memory vector table for every metric and caveat of the run (each text embedded once, as the
-    pipeline's cached files do), or None when nothing asked for embeddings or no backend loads (the
+    """One in-memory vector table for every metric, caveat and system of the run (each text embedded once, as
+    the pipeline's cached files do), or None when nothing asked for embeddings or no backend loads (the
     metrics then report themselves unavailable)."""
     if not wanted:
         return None
@@ -135,11 +96,60 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     return embeddings
 
 
-def score_metrics(data: ScoringInput, metrics: list[str]) -> dict[str, MetricResult]:
-    return {m: get_metric(m, source="--metrics").score(data) for m in metrics}
+def metric_options(settings: dict, tokenize: str | None) -> dict[str, dict]:
+    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` over the option
+    of that name (BLEU's: the metric whose `options_schema` has it)."""
+    options = {m: dict(o) for m, o in (settings.get("metric_options") or {}).items()}
+    if tokenize:
+        for metric in (m for m in REGISTRY if "tokenize" in declaration(m, "options_schema")):
+            options.setdefault(metric, {})["tokenize"] = tokenize
+    return options
 
 
-def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights: dict) -> dict:
+def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None = None) -> dict[str, MetricResult]:
+    """Each metric by the plugin the target card declares for it, else the generic one (as rule `score`),
+    with its own options; a metric that uses one reference of several says so in its details."""
+    results = {}
+    n_refs = len(data.reference_streams)
+    for metric in metrics:
+        own = dataclasses.replace(data, options=(options or {}).get(metric, {}))
+        plugin = resolve_metric(metric, data.target_card, source="--metrics")
+        result = plugin.score(own)
+        if n_refs > 1 and not declaration(plugin, "uses_all_references"):
+            result.details = {**result.details, "references": f"scored against the first of the {n_refs} "
+                                                              "references"}
+        results[metric] = result
+    return results
+
+
+def lyss_signature(metric: str, data: ScoringInput) -> str:
+    """A sacrebleu-style signature of a LYSS metric: every setting that changes its number (the references it
+    used, the cards it read and where they come from, the embedder, the lyss version)."""
+    n_refs = len(data.reference_streams)
+    used = n_refs if metric == "composite" or declaration(metric, "uses_all_references") else 1
+    parts = [f"nrefs:{used}" + (f"(first of {n_refs})" if used < n_refs else "")]
+    cards = [f"{code}={card_provenance(card)['card'].replace('derived from CLDR', 'cldr')}"
+             for code, card in ((data.source_lang, data.source_card), (data.target_lang, data.target_card))]
+    parts.append("cards:" + ",".join(cards))
+    if declaration(metric, "needs_embeddings") or metric == "composite":
+        parts.append(f"embedder:{data.embeddings.name if data.embeddings is not None else 'none'}")
+    return "|".join([*parts, f"version:lyss-{__version__}"])
+
+
+def composite_signature(profile: str, scope: str, used: dict, data: ScoringInput) -> str:
+    weights = ",".join(f"{m}={w:.4f}" for m, w in used.items()) or "none"
+    return f"profile:{profile}|scope:{scope}|weights:{weights}|{lyss_signature('composite', data)}"
+
+
+def composite_scope(metrics: list[str], weights: dict) -> tuple[str, list[str]]:
+    """("profile", []) when the metrics scored include every weighted metric of the profile (the composite is
+    the profile's, comparable with a tier), else ("selection", the profile's metrics left out): issue 18's
+    "a tier only for a composite that is comparable"."""
+    left_out = [m for m, w in weights.items() if w and m not in metrics]
+    return ("selection", left_out) if left_out else ("profile", [])
+
+
+def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights: dict, options: dict) -> dict:
     """The reference scored as if it were the hypothesis (docs/oracle.md): its composite and tier, the
     reference check of every metric (a failing one is not valid on these files), and the caveat flags
     of the references (an output is flagged only where its reference is not)."""
@@ -147,7 +157,7 @@ def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights
     from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
 
     oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
-    results = score_metrics(oracle, metrics)
+    results = score_metrics(oracle, metrics, options)
     checks = reference_check(results, data.target_card,
                              settings.get("oracle", {}).get("tolerance", DEFAULT_TOLERANCE))
     failed = failed_metrics(checks)
@@ -155,39 +165,126 @@ def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights
                              settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
                              excluded=failed)
     flags = entry_flags(data.entries, data.references, settings["caveats"], data.embeddings)
-    return {"block": {"composite": scores["composite"], "quality_tier": scores["quality_tier"],
-                      "reference_check": checks},
+    tier = scores["quality_tier"] if composite_scope(metrics, weights)[0] == "profile" else None
+    return {"block": {"composite": scores["composite"], "quality_tier": tier, "reference_check": checks},
             "failed": failed, "flags": flags}
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--source", "-s", type=Path, required=True, help="source segments, one per line")
-    parser.add_argument("--reference", "-r", type=Path, required=True,
-                        help="reference translations, one per line")
-    parser.add_argument("--lang-pair", "-l", required=True, help="ISO 639-3 codes SRC-TGT, e.g. eng-deu")
-    parser.add_argument("--languages", type=Path,
-                        help="language card folder (default data/languages when it exists, else the cards "
-                        "packaged with lyss); a language without a card file gets the card derived from CLDR "
-                        "(docs/languages.md)")
-    parser.add_argument("--params", type=Path,
-                        help="params.yaml with the composite weights, tiers and stats settings (default "
-                        "params.yaml when it exists, else the settings packaged with lyss)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+def caveat_settings(settings: dict, has_source: bool) -> tuple[dict, dict]:
+    """params.yaml `caveats`, without the source checks when there is no source, and those skipped, why."""
+    caveats = settings["caveats"]
+    if has_source:
+        return caveats, {}
+    thresholds = {k: v for k, v in caveats["thresholds"].items() if k not in SOURCE_CAVEATS}
+    skipped = {k: "needs the source (--source)" for k in SOURCE_CAVEATS if caveats["thresholds"].get(k) is not None}
+    return {**caveats, "thresholds": thresholds}, skipped
+
+
+@dataclasses.dataclass
+class Run:
+    """What every system of one `lyss score` call shares: settings, metrics, profile, the oracle."""
+
+    settings: dict
+    metrics: list[str]
+    options: dict
+    profile: str
+    has_source: bool
+    ci: bool
+    n: int | None
+    seed: int | None
+    sentence_level: bool
+
+
+def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes) -> dict:
+    """One system's block: the scores, how the composite was made, signatures, caveats, intervals."""
+    settings, metrics = run.settings, run.metrics
+    results = score_metrics(data, metrics, run.options)
+    weights = settings["composite"]["profiles"][run.profile]
+    normalisation = settings["composite"].get("normalisation", {})
+    # Text files carry no translation records: no speed or cost; every line is an evaluated hypothesis.
+    scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
+                                   elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None,
+                                   composite_settings=settings["composite"], excluded=oracle["failed"])
+    scores["evaluated"] = len(data.entries)
+    caveats_in_force, skipped = caveat_settings(settings, run.has_source)
+    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, caveats_in_force,
+                                       data.embeddings, reference_flags=oracle["flags"])
+    scope, left_out = composite_scope(metrics, weights)
+    if scope == "selection" and scores["composite"] is not None:
+        scores["quality_tier"] = None
+        reasons["quality_tier"] = (f"the composite is over a metric selection (-m) that leaves out "
+                                   f"{', '.join(left_out)} of profile {run.profile}: not comparable with a tier")
+    if run.ci:
+        scores["confidence_intervals"] = intervals(run, results, scores, data, weights, normalisation, notes)
+    used = applied_weights(scores, weights)
+    signatures = {m: r.signature or lyss_signature(m, data) for m, r in results.items()}
+    signatures["composite"] = composite_signature(run.profile, scope, used, data)
+    block = {"composite_profile": {"profile": run.profile, "weights": weights, "applied_weights": used,
+                                   "weight_share": round(weight_share(scores, weights), 6), "scope": scope,
+                                   "left_out": left_out},
+             "language_cards": {data.source_lang: card_provenance(data.source_card),
+                                data.target_lang: card_provenance(data.target_card)},
+             "references": len(data.reference_streams),
+             "signatures": signatures,
+             "metric_details": {m: r.details for m, r in results.items() if r.details},
+             "null_reasons": {k: v for k, v in reasons.items() if k in metrics or k == "quality_tier"},
+             "withheld": withheld_values(results, scores),
+             "score_caveats": caveats,
+             "skipped_caveats": {**skipped_caveats(caveats_in_force, data.embeddings), **skipped},
+             "tier_gate": tier_gate, "scores": scores, "oracle": oracle["block"]}
+    if run.sentence_level:
+        block["segments"] = segments(data, results)
+    return block
+
+
+def intervals(run: Run, results: dict, scores: dict, data: ScoringInput, weights: dict, normalisation: dict,
+              notes: Notes) -> dict:
+    """Bootstrap intervals of every metric the card shows and of the composite, from one set of resamples
+    (with params' seed 12345 and 1,000 resamples, sacrebleu's --confidence draws)."""
+    from lyss.aggregate.confidence import confidence_intervals
+
+    stats = run.settings["stats"]
+    shown = [m for m in results if scores.get(m) is not None]
+    found = confidence_intervals(results, data.entries, weights, normalisation,
+                                 n_resamples=run.n or stats["bootstrap_resamples"], alpha=stats["alpha"],
+                                 seed=stats["seed"] if run.seed is None else run.seed,
+                                 min_entries=stats.get("min_entries_warning", 30), metrics=shown)
+    for warning in found["warnings"]:
+        notes.warn(warning)
+    return found["confidence_intervals"]
+
+
+def segments(data: ScoringInput, results: dict[str, MetricResult]) -> list[dict]:
+    """Per line, the per-entry value of every metric that has them (None on a line where it has none), as
+    sacrebleu's -sl prints them; a metric with no per-entry value (consistency_score is corpus-level, an
+    unavailable metric) has no column."""
+    per_entry = {m: r for m, r in results.items() if not np.isnan(np.asarray(r.values, dtype=float)).all()}
+    rows = []
+    for i, entry_id in enumerate(data.ids):
+        row = {"segment": int(entry_id)}
+        for metric, result in per_entry.items():
+            value = float(result.values[i])
+            row[metric] = None if value != value else round(value, 6)
+        rows.append(row)
+    return rows
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "score", help="score a hypothesis file against references (the run card's scores block)",
+        "score", help="score hypothesis files against references (the run card's scores block)",
         description="Score plain text files (one segment per line) with the LYSS metrics and composite, "
-        "as in a run card; see docs/statistics.md.")
+        "as in a run card, with sacrebleu's options; see docs/metrics.md.")
     add_common_arguments(parser)
-    parser.add_argument("--hypothesis", "-i", type=Path, required=True,
-                        help="system output, one per line (`-`: standard input)")
-    parser.add_argument("--metrics", "-m", help="comma-separated metric ids (default: every registered "
-                        "metric that needs no model)")
-    parser.add_argument("--ci", action="store_true", help="add bootstrap confidence intervals (§8.1)")
-    parser.add_argument("--n", type=positive_int, help="bootstrap resamples for --ci (default: params stats)")
-    parser.add_argument("--seed", type=int, help="bootstrap seed (default: params stats)")
+    parser.add_argument("--hypothesis", "--hypotheses", "-i", dest="hypotheses", type=Path, nargs="+",
+                        action="extend", required=True,
+                        help="system outputs, one segment per line (`-`: standard input); several give a table")
+    parser.add_argument("--sentence-level", "-sl", action="store_true",
+                        help="per-segment values of every metric (text, json, tsv)")
+    parser.add_argument("--confidence", "--ci", "-ci", dest="ci", action="store_true",
+                        help="bootstrap confidence intervals of every metric that can be resampled and of the "
+                        "composite (§8.1; sacrebleu's --confidence)")
+    parser.add_argument("--n", "--confidence-n", "-cin", type=positive_int, action=Once,
+                        help="bootstrap resamples for --confidence (default: params stats)")
     parser.add_argument("--embedding-caveats", action="store_true",
                         help="check misaligned_output (needs the sentence embedder) even when no requested "
                         "metric embeds; without it that caveat runs only alongside a metric that does "
@@ -195,75 +292,32 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _text(block: dict) -> str:
-    scores = block["scores"]
-    intervals = scores["confidence_intervals"]
-    lines = [f"profile {block['composite_profile']['profile']} · {scores['total']} segments"]
-    for key, value in scores.items():
-        if value is None or value == "" or isinstance(value, dict):
-            continue
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        ci = intervals.get(key)
-        if ci and ci["ci_lower"] is not None:
-            shown += f"  [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
-        lines.append(f"{key:<24}{shown}")
-    withheld = {key: f"measured {value:.4f}, not counted: " for key, value in block["withheld"].items()}
-    lines += [f"{key:<24}—  ({withheld.get(key, '')}{reason})" for key, reason in block["null_reasons"].items()
-              if scores.get(key) is None and "reference check" not in reason]
-    profile = block["composite_profile"]
-    lines.append(f"composite over {', '.join(profile['applied_weights']) or 'no metric'} "
-                 f"({profile['weight_share']:.0%} of profile {profile['profile']}'s weight)")
-    oracle = block["oracle"]
-    composite = "—" if oracle["composite"] is None else f"{oracle['composite']:.4f}"
-    lines.append(f"reference (oracle): composite {composite}, {oracle['quality_tier']}")
-    lines += [f"not valid here: {m}: {withheld.get(m, '')}{r}" for m, r in block["null_reasons"].items()
-              if "reference check" in r]
-    lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
-    lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
-    lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
-    lines += [f"warning: {w}" for w in block["warnings"]]
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
-    settings = load_settings(args.params)
-    metrics = parse_metrics(args.metrics)
-    languages = language_cards(args.lang_pair, args.languages)
-    source, reference, hypothesis = read_parallel([args.source, args.reference, args.hypothesis])
-    data = scoring_input(source, reference, hypothesis, languages)
-    data.embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
-    results = score_metrics(data, metrics)
-    profile = select_profile(data.target_card, settings["composite"])
-    weights = settings["composite"]["profiles"][profile]
-    normalisation = settings["composite"].get("normalisation", {})
-    oracle = oracle_check(data, metrics, settings, weights)
-    # Text files carry no translation records: no speed or cost; every line is an evaluated hypothesis.
-    scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
-                                   elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None,
-                                   composite_settings=settings["composite"], excluded=oracle["failed"])
-    scores["evaluated"] = len(data.entries)
-    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, settings["caveats"],
-                                       data.embeddings, reference_flags=oracle["flags"])
-    warnings = card_warnings(args.lang_pair.split("-"), [data.source_card, data.target_card])
-    if args.ci:
-        from lyss.aggregate.confidence import confidence_intervals
-
-        stats = settings["stats"]
-        intervals = confidence_intervals(
-            results, data.entries, weights, normalisation, n_resamples=args.n or stats["bootstrap_resamples"],
-            alpha=stats["alpha"], seed=stats["seed"] if args.seed is None else args.seed,
-            min_entries=stats.get("min_entries_warning", 30))
-        scores["confidence_intervals"] = intervals["confidence_intervals"]
-        warnings += intervals["warnings"]
-    used = applied_weights(scores, weights)
-    block = {"composite_profile": {"profile": profile, "weights": weights, "applied_weights": used,
-                                   "weight_share": round(weight_share(scores, weights), 6)},
-             "language_cards": {data.source_lang: card_provenance(data.source_card),
-                                data.target_lang: card_provenance(data.target_card)},
-             "signatures": {k: r.signature for k, r in results.items() if r.signature},
-             "null_reasons": {k: v for k, v in reasons.items() if k in metrics},
-             "withheld": withheld_values(results, scores),
-             "score_caveats": caveats, "skipped_caveats": skipped_caveats(settings["caveats"], data.embeddings),
-             "tier_gate": tier_gate, "warnings": warnings, "scores": scores, "oracle": oracle["block"]}
-    print(json.dumps(block, ensure_ascii=False, indent=2) if args.json else _text(block))
+    fmt = output_format(args)
+    notes = Notes()
+    has_source = args.source is not None
+    # what the command line says is checked first: a wrong option is the one line printed
+    metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes)
+    if args.embedding_caveats and not has_source:
+        raise InputError("--embedding-caveats", "misaligned_output compares outputs with the sources: give -s SRC")
+    names = system_names(args.hypotheses)
+    languages = language_cards(args.lang_pair, args.languages, notes)
+    settings = load_settings(args.params, notes)
+    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
+    source = texts.pop(0) if has_source else None
+    references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]
+    embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
+    options = metric_options(settings, args.tokenize)
+    run_ = Run(settings, metrics, options, select_profile(languages[3], settings["composite"]), has_source,
+               args.ci, args.n, args.seed, args.sentence_level)
+    base = scoring_input(source, references, hypotheses[0], languages)
+    base.embeddings = embeddings
+    oracle = oracle_check(base, metrics, settings, settings["composite"]["profiles"][run_.profile], options)
+    blocks = []
+    for name, path, hypothesis in zip(names, args.hypotheses, hypotheses, strict=True):
+        data = dataclasses.replace(base, predictions=list(hypothesis), raw_predictions=list(hypothesis))
+        blocks.append({"system": name, "file": str(path), **score_system(run_, data, oracle, notes)})
+    for block in blocks:
+        block["warnings"] = list(notes.warnings)
+    print(render(blocks, fmt, args.sentence_level))
     return 0

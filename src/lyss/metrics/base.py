@@ -34,7 +34,20 @@ class ScoringInput:
 
     @property
     def references(self) -> list[str]:
+        """The first reference of every entry: what a metric that uses one reference compares with."""
         return [e["reference"] for e in self.entries]
+
+    @property
+    def reference_streams(self) -> list[list[str]]:
+        """Every reference as sacrebleu takes them, one stream per reference, the first stream being
+        `references`. An entry may carry `references` (all of its references, `reference` first, as
+        `lyss score -r A B` builds them); the pipeline's entries have `reference` alone. Streams are
+        line-parallel, so every entry must carry the same number of references."""
+        per_entry = [e.get("references") or [e["reference"]] for e in self.entries]
+        counts = {len(refs) for refs in per_entry}
+        if len(counts) > 1:
+            raise ValueError(f"entries carry different numbers of references: {sorted(counts)}")
+        return [list(stream) for stream in zip(*per_entry, strict=True)] or [[]]
 
     @property
     def sources(self) -> list[str]:
@@ -131,6 +144,13 @@ DECLARATION_DEFAULTS = {
     "gpus": 0,
     # Needs a model the user provides (COMET): `lyss score` leaves it out of its defaults unless asked for.
     "requires_model": False,
+    # Compares with every reference of an entry (`ScoringInput.reference_streams`, e.g. sacrebleu's multi-reference
+    # chrF++/BLEU/TER) rather than with the first alone; `lyss score -r A B` says which metrics used only the first.
+    "uses_all_references": False,
+    # Reads the source text: `lyss score` asks for `--source` only when a requested metric says so.
+    "reads_source": True,
+    # Other names `lyss score -m` accepts for it (case-insensitive; the id itself is too), e.g. "chrF++".
+    "aliases": (),
 }
 # Declared by every metric, with no default: its id, which way is better, and the value of a perfect output.
 CORE_DECLARATIONS = ("id", "direction", "ideal")

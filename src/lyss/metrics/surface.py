@@ -2,12 +2,16 @@
 
 chrF++, BLEU and TER use sacrebleu's own statistics extraction once per corpus; the per-entry and
 corpus scores are then computed from those statistics (see `sufficient.py`), which equals sacrebleu's
-sentence and corpus scores and lets the bootstrap resample the same rows.
+sentence and corpus scores and lets the bootstrap resample the same rows. With several references
+(`ScoringInput.reference_streams`) sacrebleu's extraction already keeps, per entry, the statistics of the
+best reference (chrF++), the clipped counts over all references and the closest length (BLEU), the fewest
+edits over the average length (TER), so the rows stay additive and the numbers stay sacrebleu's.
 """
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
+from lyss.languages import cldr_locale
 from lyss.metrics.base import COUNT, MetricResult, ScoringInput
 from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, ter_from_stats
 
@@ -22,9 +26,11 @@ def _normalise_for_match(text: str) -> str:
 
 
 class ExactMatch:
-    """1 when the prediction equals the reference after whitespace normalisation, else 0."""
+    """1 when the prediction equals a reference (any of them) after whitespace normalisation, else 0."""
 
     id = "exact_match_rate"
+    uses_all_references = True
+    reads_source = False
     card_position = 1
     companions = {"exact_matches": (None, COUNT)}
     has_ci = True
@@ -38,19 +44,25 @@ class ExactMatch:
     ideal = 1.0
 
     def score(self, data: ScoringInput) -> MetricResult:
+        streams = data.reference_streams
         values = np.array([
-            float(p is not None and _normalise_for_match(p) == _normalise_for_match(r))
-            for p, r in zip(data.predictions, data.references, strict=True)
+            float(p is not None and _normalise_for_match(p) in {_normalise_for_match(r) for r in refs})
+            for p, *refs in zip(data.predictions, *streams, strict=True)
         ])
+        details = {"normalisation": "whitespace collapsed; case and punctuation kept"}
+        if len(streams) > 1:
+            details["references"] = f"equal to any of the {len(streams)} references"
         return MetricResult(self.id, values, float(values.mean()), stats=values[:, None],
-                            counts={"exact_matches": int(values.sum())},
-                            details={"normalisation": "whitespace collapsed; case and punctuation kept"})
+                            counts={"exact_matches": int(values.sum())}, details=details)
 
 
 class ChrFPlusPlus:
     """sacrebleu CHRF(word_order=2); per entry = sentence chrF++, corpus = corpus chrF++."""
 
     id = "chrf_plus_plus"
+    aliases = ("chrF++", "chrfpp", "chrF2++")  # sacrebleu prints chrF2++; `-m chrf --chrf-word-order 2` too
+    uses_all_references = True
+    reads_source = False
     card_position = 3
     maximum = 100
     normalisation = "divide_by_100"
@@ -72,21 +84,30 @@ class ChrFPlusPlus:
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = CHRF(word_order=2)
-        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
+                           dtype=float)
         corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
         return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
                             signature=str(metric.get_signature()))
 
 
 def bleu_tokenizer(data: ScoringInput) -> str:
-    """The target language card may name a sacrebleu tokenizer (zh, ja-mecab, flores200…); default 13a."""
-    return data.options.get("tokenize") or data.target_card.get("bleu_tokenizer") or "13a"
+    """The option (params.yaml `metric_options.bleu.tokenize`, `lyss score --tokenize`), else the tokenizer the
+    target card names, else the one sacrebleu picks for the target language (`sacrebleu -l en-zh`: zh; ja:
+    ja-mecab; ko: ko-mecab; else 13a), found through the language's CLDR code (zho, cmn → zh)."""
+    chosen = data.options.get("tokenize") or data.target_card.get("bleu_tokenizer")
+    if chosen:
+        return chosen
+    language = cldr_locale(data.target_lang) if data.target_lang else None
+    return BLEU._TOKENIZER_MAP.get((language or "").split("_")[0], BLEU.TOKENIZER_DEFAULT)
 
 
 class Bleu:
     """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
 
     id = "bleu"
+    uses_all_references = True
+    reads_source = False
     options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}}
     card_position = 4
     maximum = 100
@@ -105,8 +126,16 @@ class Bleu:
     ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = BLEU(tokenize=bleu_tokenizer(data))
-        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        tokenize = bleu_tokenizer(data)
+        try:
+            metric = BLEU(tokenize=tokenize)
+        except RuntimeError as err:  # ja-mecab / ko-mecab without their optional packages
+            first = next((line for line in str(err).splitlines() if line.strip()), "")
+            extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(tokenize, "all")
+            return MetricResult.unavailable(self.id, len(data.entries), f"sacrebleu's {tokenize} tokenizer: "
+                                            f"{first.strip()} (pip install 'sacrebleu[{extra}]')")
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
+                           dtype=float)
         corpus = float(bleu_from_stats(stats.sum(axis=0), metric.max_ngram_order, metric.smooth_method))
         per_entry = bleu_from_stats(stats, metric.max_ngram_order, "exp", effective_order=True)
         return MetricResult(self.id, per_entry, corpus, stats=stats, signature=str(metric.get_signature()))
@@ -116,6 +145,8 @@ class Ter:
     """sacrebleu TER (0–∞, lower is better); stats are [edits, reference length]."""
 
     id = "ter"
+    uses_all_references = True
+    reads_source = False
     card_position = 5
     maximum = None
     corpus_rows = "stats"
@@ -126,7 +157,8 @@ class Ter:
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = TER()
-        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), [data.references]), dtype=float)
+        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
+                           dtype=float)
         return MetricResult(self.id, ter_from_stats(stats), float(ter_from_stats(stats.sum(axis=0))),
                             stats=stats, signature=str(metric.get_signature()))
 
@@ -135,6 +167,7 @@ class LengthRatio:
     """len(prediction) / len(reference) in characters; corpus value = mean over entries (§2.1)."""
 
     id = "length_ratio"
+    reads_source = False
     card_position = 6
     maximum = None
     db_column = "length_ratio"

@@ -1,0 +1,122 @@
+"""The options of `lyss score` and `lyss compare`, spelled as a sacrebleu user types them, and read so that
+nothing is misread.
+
+- List options (`-r`, `-i`, `-m`) take several values after one flag (`-r A B`, sacrebleu's style); given
+  again they extend the same list (`-r A -r B` is `-r A B`), never a last-one-wins.
+- A single-value option given twice (`-l en-de -l en-fr`) is an error, not the last one silently.
+- sacrebleu's metric names (BLEU, TER; `chrf` with `--chrf-word-order 2`) and `chrF++`/`chrfpp` name the
+  LYSS metrics that compute the same number; a name LYSS has no metric for is one error line with the names.
+- Every parsing error is one line (argparse's usage block is for `--help`), exit status 2.
+"""
+
+import argparse
+from pathlib import Path
+
+from sacrebleu.metrics.bleu import _TOKENIZERS
+
+from lyss.errors import InputError
+from lyss.metrics import REGISTRY, declaration
+
+FORMATS = ("text", "json", "tsv")
+# sacrebleu's `-m chrf --chrf-word-order 2` is chrF++: the metric that declares this alias.
+CHRF_WORD_ORDER_2 = "chrf++"
+
+
+def aliases() -> dict[str, str]:
+    """Lower-cased id or declared alias (lyss.metrics.base: `aliases`) → metric id. sacrebleu's names for BLEU
+    and TER are the ids themselves; its `chrf` alone is chrF with word order 0, which no metric computes."""
+    names = {m.lower(): m for m in REGISTRY}
+    names.update({alias.lower(): m for m in REGISTRY for alias in declaration(m, "aliases")})
+    return names
+
+
+class Once(argparse.Action):
+    """A single-value option that refuses a second occurrence (argparse keeps the last one silently)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_given_once", {})
+        if self.dest in seen:
+            raise argparse.ArgumentError(self, f"given twice ('{seen[self.dest]}', then '{values}'); give it once")
+        seen[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Make the parser's errors one line (what is wrong, and where the options are listed), exit status 2."""
+    def error(message: str):
+        parser.exit(2, f"lyss: error: {parser.prog}: {message} (`{parser.prog} --help` lists the options)\n")
+
+    parser.error = error
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options `score` and `compare` share: the files, the languages, the settings and the output."""
+    one_line_errors(parser)
+    parser.add_argument("--source", "-s", type=Path, action=Once,
+                        help="source segments, one per line; needed only by metrics that read the source "
+                        "(chrF++, BLEU, TER, exact match and length ratio do not)")
+    parser.add_argument("--reference", "-r", type=Path, nargs="+", action="extend", required=True,
+                        help="reference translations, one per line; several (`-r A B`) are several references "
+                        "of each segment, used by every metric that supports them (chrF++, BLEU, TER as "
+                        "sacrebleu does, exact match: any of them); the others use the first and say so")
+    parser.add_argument("--lang-pair", "-l", required=True, action=Once,
+                        help="SRC-TGT as ISO 639-1 or ISO 639-3 codes, e.g. en-de or eng-deu (the same cards); "
+                        "the target also chooses BLEU's tokenizer as sacrebleu does (zh, ja-mecab, ko-mecab)")
+    parser.add_argument("--metrics", "-m", nargs="+", action="extend",
+                        help="metric ids, space- or comma-separated, case-insensitive; sacrebleu's BLEU, TER "
+                        "and chrF++ (chrfpp, or `chrf --chrf-word-order 2`) are accepted")
+    parser.add_argument("--chrf-word-order", "-cw", type=int, choices=(2,), action=Once,
+                        help="sacrebleu's flag: with 2, `-m chrf` is chrF++; LYSS computes no "
+                        "chrF of another word order")
+    parser.add_argument("--tokenize", "-tok", choices=sorted(_TOKENIZERS), action=Once, metavar="NAME",
+                        help=f"BLEU's tokenizer, one of sacrebleu's ({', '.join(sorted(_TOKENIZERS))}); default: "
+                        "the target card's, else the one sacrebleu picks for the target language, else 13a")
+    parser.add_argument("--languages", type=Path, action=Once,
+                        help="language card folder (default data/languages when it exists, else the cards "
+                        "packaged with lyss); a language without a card file gets the card derived from CLDR "
+                        "(docs/languages.md)")
+    parser.add_argument("--params", type=Path, action=Once,
+                        help="params.yaml with the composite weights, tiers and stats settings (default "
+                        "params.yaml when it exists, else the settings packaged with lyss)")
+    parser.add_argument("--format", "-f", choices=FORMATS, action=Once,
+                        help="text (default), json or tsv")
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument("--seed", type=int, action=Once, help="random seed (default: params stats)")
+
+
+def output_format(args: argparse.Namespace) -> str:
+    if args.json and args.format not in (None, "json"):
+        raise InputError("--format", f"--json and --format {args.format} ask for two formats; give one")
+    return "json" if args.json else (args.format or "text")
+
+
+def metric_names(given: list[str] | None, chrf_word_order: int | None,
+                 allowed_extra: tuple[str, ...] = ()) -> list[str] | None:
+    """The metric ids of `-m` (None when it was not given), aliases resolved, each once, in the order given."""
+    if given is None:
+        return None
+    ids = []
+    for name in (n.strip() for text in given for n in text.split(",")):
+        if name:
+            ids.append(_metric_id(name, chrf_word_order, allowed_extra))
+    if not ids:
+        raise InputError("--metrics", "no metric given")
+    return list(dict.fromkeys(ids))
+
+
+def _metric_id(name: str, chrf_word_order: int | None, allowed_extra: tuple[str, ...]) -> str:
+    if name in REGISTRY or name in allowed_extra:
+        return name
+    known = aliases()
+    lowered = name.lower()
+    if lowered == "chrf" and chrf_word_order == 2:
+        lowered = CHRF_WORD_ORDER_2
+    if lowered in known:
+        return known[lowered]
+    listing = ", ".join([*sorted(REGISTRY), *allowed_extra])
+    if lowered == "chrf":
+        raise InputError("--metrics", f"'chrf' is sacrebleu's chrF of character n-grams only (word order 0), which "
+                         f"LYSS does not compute; chrF++ is {known[CHRF_WORD_ORDER_2]} (also chrF++, chrfpp, or "
+                         f"`-m chrf --chrf-word-order 2` as in sacrebleu); known: {listing}")
+    raise InputError("--metrics", f"unknown metric {name!r}; known: {listing} (case-insensitive; also "
+                                  "sacrebleu's BLEU, TER and chrF++)")

@@ -1,0 +1,176 @@
+"""How `lyss score` prints its blocks (one per system): `text` for people, `json` (one system: its block;
+several: a list of blocks) and `tsv` (one row per system, or per system × segment with -sl) for programs.
+
+The text of one system lists every score with its interval and every null with its reason; several systems
+become one table, a column per system under its short name, so that nothing is 150 columns of file paths.
+What all systems share (signatures, the oracle, reasons) is printed once. Warnings went to stderr as they
+arose (lyss.commands.plain_files.Notes): the text does not repeat them.
+"""
+
+import json
+
+from lyss.metrics import declaration
+
+NOT_A_VALUE = "—"
+COUNTS = ("total", "evaluated", "errors")  # the same for every system of a call: in the header line
+
+
+def render(blocks: list[dict], fmt: str, sentence_level: bool) -> str:
+    if fmt == "json":
+        return json.dumps(blocks[0] if len(blocks) == 1 else blocks, ensure_ascii=False, indent=2)
+    if fmt == "tsv":
+        return segments_tsv(blocks) if sentence_level else corpus_tsv(blocks)
+    parts = [segments_text(blocks)] if sentence_level else []
+    parts.append(single_text(blocks[0]) if len(blocks) == 1 else table_text(blocks))
+    return "\n\n".join(parts)
+
+
+def _shown(value) -> bool:
+    return value is not None and value != "" and not isinstance(value, dict)
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None:
+        return NOT_A_VALUE
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _with_ci(key: str, scores: dict) -> str:
+    shown = _fmt(scores.get(key))
+    ci = scores["confidence_intervals"].get(key)
+    if ci and ci["ci_lower"] is not None and scores.get(key) is not None:
+        shown += f" [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
+    return shown
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
+def _header(block: dict) -> str:
+    scores = block["scores"]
+    refs = block["references"]
+    return (f"profile {block['composite_profile']['profile']} · {scores['total']} segments · "
+            f"{refs} reference{'s' if refs > 1 else ''}")
+
+
+def composite_line(block: dict) -> str:
+    """What the composite is over: the profile's metrics (with their share of its weight), or a selection."""
+    profile = block["composite_profile"]
+    used = ", ".join(profile["applied_weights"]) or "no metric"
+    share = f"{profile['weight_share']:.0%} of profile {profile['profile']}'s weight"
+    if profile["scope"] == "selection":
+        return (f"composite over selection: {used} ({share}; no tier: leaves out "
+                f"{', '.join(profile['left_out'])})")
+    return f"composite over {used} ({share})"
+
+
+def _oracle_line(block: dict) -> str:
+    oracle = block["oracle"]
+    tier = oracle["quality_tier"] or "no tier (selection)"
+    return f"reference (oracle): composite {_fmt(oracle['composite'])}, {tier}"
+
+
+def _not_valid(block: dict) -> list[str]:
+    withheld = _withheld(block)
+    return [f"not valid here: {m}: {withheld.get(m, '')}{r}" for m, r in block["null_reasons"].items()
+            if "reference check" in r]
+
+
+def _withheld(block: dict) -> dict[str, str]:
+    return {key: f"measured {value:.4f}, not counted: " for key, value in block["withheld"].items()}
+
+
+def _null_lines(block: dict) -> list[str]:
+    withheld = _withheld(block)
+    return [f"{key:<24}{NOT_A_VALUE}  ({withheld.get(key, '')}{reason})"
+            for key, reason in block["null_reasons"].items()
+            if block["scores"].get(key) is None and "reference check" not in reason and key != "quality_tier"]
+
+
+def single_text(block: dict) -> str:
+    scores = block["scores"]
+    lines = [f"{block['system']} · {_header(block)}"]
+    lines += [f"{key:<24}{_with_ci(key, scores)}" for key, value in scores.items() if _shown(value)]
+    if scores.get("composite") is not None and scores.get("quality_tier") is None:
+        lines.append(f"{'quality_tier':<24}{NOT_A_VALUE}  (composite over a selection: no tier)")
+    lines += _null_lines(block)
+    lines += [composite_line(block), _oracle_line(block), *_not_valid(block)]
+    lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
+    lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
+    lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
+    return "\n".join(lines)
+
+
+def _once_or_each(blocks: list[dict], line_of) -> list[str]:
+    """A line every system shares once; lines that differ, one per system, named."""
+    lines = [line_of(b) for b in blocks]
+    if len(set(lines)) == 1:
+        return lines[:1]
+    return [f"{b['system']}: {line}" for b, line in zip(blocks, lines, strict=True)]
+
+
+def table_text(blocks: list[dict]) -> str:
+    keys = [k for k in blocks[0]["scores"] if k not in COUNTS and any(_shown(b["scores"].get(k)) for b in blocks)]
+    keys += [k for k in blocks[0]["null_reasons"] if k not in keys and k in blocks[0]["scores"]]
+    rows = [["", *(b["system"] for b in blocks)]]
+    rows += [[key, *(_with_ci(key, b["scores"]) for b in blocks)] for key in keys]
+    lines = [_header(blocks[0]), *_columns(rows)]
+    for key in dict.fromkeys(k for b in blocks for k in b["null_reasons"] if k != "quality_tier"):
+        systems_of: dict[str, list[str]] = {}
+        for b in blocks:
+            if key in b["null_reasons"]:
+                systems_of.setdefault(_withheld(b).get(key, "") + b["null_reasons"][key], []).append(b["system"])
+        for reason, systems in systems_of.items():
+            which = "" if len(systems) == len(blocks) else f" ({', '.join(systems)})"
+            lines.append(f"{NOT_A_VALUE} {key}{which}: {reason}")
+    lines += _once_or_each(blocks, composite_line)
+    lines.append(_oracle_line(blocks[0]))
+    for name in blocks[0]["signatures"]:
+        lines += [f"{name} signature: {s}" for s in _once_or_each(blocks, lambda b, n=name: b["signatures"][n])]
+    for block in blocks:
+        lines += [f"caveat: {block['system']}: {c['id']}: {c['message']}" for c in block["score_caveats"]]
+    lines += [f"caveat skipped: {k}: {v}" for k, v in blocks[0]["skipped_caveats"].items()]
+    return "\n".join(lines)
+
+
+def _segment_metrics(blocks: list[dict]) -> list[str]:
+    return list(dict.fromkeys(k for b in blocks for k in b["segments"][0] if k != "segment"))
+
+
+def segments_text(blocks: list[dict]) -> str:
+    metrics = _segment_metrics(blocks)
+    several = len(blocks) > 1
+    rows = [[*(["system"] if several else []), "segment", *metrics]]
+    for block in blocks:
+        for row in block["segments"]:
+            rows.append([*([block["system"]] if several else []), str(row["segment"]),
+                         *(_fmt(row.get(m), declaration(m, "decimals")) for m in metrics)])
+    return "\n".join(_columns(rows))
+
+
+def _tsv_cell(value) -> str:
+    return "" if value is None else str(value)
+
+
+def corpus_tsv(blocks: list[dict]) -> str:
+    keys = [k for k, v in blocks[0]["scores"].items() if not isinstance(v, dict)]
+    ci_keys = list(dict.fromkeys(k for b in blocks for k in b["scores"]["confidence_intervals"]))
+    header = ["system", *keys, *(f"{k}_{end}" for k in ci_keys for end in ("ci_lower", "ci_upper"))]
+    lines = ["\t".join(header)]
+    for block in blocks:
+        scores, cis = block["scores"], block["scores"]["confidence_intervals"]
+        cells = [block["system"], *(_tsv_cell(scores.get(k)) for k in keys)]
+        cells += [_tsv_cell(cis.get(k, {}).get(end)) for k in ci_keys for end in ("ci_lower", "ci_upper")]
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+def segments_tsv(blocks: list[dict]) -> str:
+    metrics = _segment_metrics(blocks)
+    lines = ["\t".join(["system", "segment", *metrics])]
+    for block in blocks:
+        lines += ["\t".join([block["system"], str(row["segment"]), *(_tsv_cell(row.get(m)) for m in metrics)])
+                  for row in block["segments"]]
+    return "\n".join(lines)
