@@ -146,6 +146,7 @@ class EquivalentMatch:
     db_column = "equivalent_match_rate"
     direction = "higher"
     ideal = 1.0
+    reads_source = False  # output against reference and variants only
     rules: VariantRules | None = None
 
     def score(self, data: ScoringInput) -> MetricResult:
