@@ -68,7 +68,8 @@ def test_every_language_is_checked_and_the_details_say_how(tmp_path):
 def checked(predictions, references, sources=None, card=None):
     """Scores predictions against their own references (the corpus spelling); Yoruba unless a card is given."""
     sources = sources or ["s"] * len(predictions)
-    entries = [{"id": f"e{i}", "source": s, "reference": r} for i, (s, r) in enumerate(zip(sources, references, strict=True))]
+    entries = [{"id": f"e{i}", "source": s, "reference": r}
+               for i, (s, r) in enumerate(zip(sources, references, strict=True))]
     card = card or card_for("yor")
     return OrthographicAccuracy().score(ScoringInput(entries, predictions, predictions, "eng", card["code"],
                                                      target_card=card))
