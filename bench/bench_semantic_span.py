@@ -29,7 +29,7 @@ import numpy as np
 
 from lyss.embed.embedders import Embeddings
 from lyss.metrics import ScoringInput
-from lyss.metrics.semantic import SemanticScore
+from lyss.metrics.semantic import SemanticScore, source_penalised_similarity
 from lyss.validate.stats import kendall_tau_b, weighted_pearson
 
 SEED = 18
@@ -50,7 +50,8 @@ def mafand(folder: Path) -> list[Dataset]:
         lang = eng.name.split(".")[1].split("-")[1]
         sources = eng.read_text(encoding="utf-8").splitlines()
         references = (folder / f"dev.eng-{lang}.{lang}").read_text(encoding="utf-8").splitlines()
-        entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r) in enumerate(zip(sources, references))]
+        entries = [{"id": str(i), "source": s, "reference": r}
+                   for i, (s, r) in enumerate(zip(sources, references, strict=True))]
         out.append(Dataset(f"mafand eng-{lang}", f"eng-{lang}", entries))
     return out
 
@@ -146,12 +147,16 @@ def probes(data: Dataset) -> dict[str, list]:
 
 
 def semantic(data: Dataset, predictions, table: Embeddings):
-    entries = [e for e, p in zip(data.entries, predictions) if p is not None]
-    kept = [p for p in predictions if p is not None]
+    """(result, per-entry values, per-entry uncalibrated similarity), NaN where a system has no output. The
+    corpus is every entry (the chance level is the corpus's); missing outputs are scored as empty, then
+    left out."""
     source, target = data.pair.split("-")
-    result = SemanticScore().score(ScoringInput(entries, kept, kept, source, target, embeddings=table))
-    values = iter(result.values)
-    return result, np.array([next(values) if p is not None else np.nan for p in predictions])
+    given = [p or "" for p in predictions]
+    result = SemanticScore().score(ScoringInput(data.entries, given, given, source, target, embeddings=table))
+    missing = np.array([p is None for p in predictions])
+    cosines = [np.nan_to_num(result.columns[k]) for k in ("cos_reference", "cos_source", "cos_reference_source")]
+    return (result, np.where(missing, np.nan, result.values),
+            np.where(missing, np.nan, source_penalised_similarity(*cosines)))
 
 
 def chrf(data: Dataset, predictions) -> np.ndarray:
@@ -159,7 +164,7 @@ def chrf(data: Dataset, predictions) -> np.ndarray:
 
     metric = CHRF(word_order=2)
     return np.array([np.nan if p is None else metric.sentence_score(p, [e["reference"]]).score
-                     for e, p in zip(data.entries, predictions)])
+                     for e, p in zip(data.entries, predictions, strict=True)])
 
 
 def agreement(data: Dataset, per_system: dict[str, np.ndarray]) -> tuple[float, float, int]:
@@ -168,7 +173,7 @@ def agreement(data: Dataset, per_system: dict[str, np.ndarray]) -> tuple[float, 
     grid_h = np.array([[data.human.get((s, e["id"]), np.nan) for s in systems] for e in data.entries])
     grid_m = np.array([per_system[s] for s in systems]).T
     taus = []
-    for h, m in zip(grid_h, grid_m):
+    for h, m in zip(grid_h, grid_m, strict=True):
         rated = ~np.isnan(h) & ~np.isnan(m)
         if rated.sum() >= 2:
             taus.append(kendall_tau_b(h[rated], m[rated]))
@@ -181,7 +186,7 @@ def agreement(data: Dataset, per_system: dict[str, np.ndarray]) -> tuple[float, 
 def load_table(cache: Path | None) -> Embeddings:
     if cache and cache.exists():
         stored = np.load(cache, allow_pickle=False)
-        return Embeddings(known=dict(zip(stored["texts"].tolist(), stored["vectors"])))
+        return Embeddings(known=dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True)))
     return Embeddings()
 
 
@@ -197,22 +202,23 @@ def report(data: Dataset, table: Embeddings, items: int | None) -> None:
         data.systems = {s: o[:items] for s, o in data.systems.items()}
     runs = probes(data)
     print(f"\n## {data.name} ({len(data.entries)} segments)\n")
-    print("| probe | semantic_score | mean cos(p, r) | chance_cosine |")
+    print("| probe | semantic_score | uncalibrated (before) | mean cos(p, r) |")
     print("|---|---|---|---|")
-    per_system = {}
+    calibrated, uncalibrated = {}, {}
     for name, predictions in runs.items():
-        result, values = semantic(data, predictions, table)
-        per_system[name] = values
-        raw = np.nanmean(result.columns["cos_reference"])
-        print(f"| {name} | {result.corpus_value:.3f} | {raw:.3f} | {result.details['chance_cosine']} |")
-    real = [s for s in data.systems]
+        result, calibrated[name], uncalibrated[name] = semantic(data, predictions, table)
+        raw = np.nanmean(np.where(np.isnan(calibrated[name]), np.nan, result.columns["cos_reference"]))
+        print(f"| {name} | {np.nanmean(calibrated[name]):.3f} | {np.nanmean(uncalibrated[name]):.3f} | {raw:.3f} |")
+    print(f"\nchance_cosine {result.details['chance_cosine']} ({result.details['embedder']})")
+    real = list(data.systems)
     if real:
-        spread = [np.nanmean(per_system[s]) for s in real]
-        print(f"\nreal systems: {min(spread):.3f}–{max(spread):.3f}; "
-              f"margin over the shuffled references {min(spread) - np.nanmean(per_system['shuffled reference']):.3f}")
+        spread = [np.nanmean(calibrated[s]) for s in real]
+        print(f"real systems: {min(spread):.3f}–{max(spread):.3f}; "
+              f"margin over the shuffled references {min(spread) - np.nanmean(calibrated['shuffled reference']):.3f}")
     if data.human:
         chrf_values = {s: chrf(data, data.systems[s]) for s in real}
-        for label, values in (("semantic_score", per_system), ("chrF++", chrf_values)):
+        for label, values in (("semantic_score", calibrated), ("uncalibrated (before)", uncalibrated),
+                              ("chrF++", chrf_values)):
             tau, pearson, n_items = agreement(data, values)
             print(f"{label}: segment Kendall τ-b per item {tau:.4f} ({n_items} items), system Pearson {pearson:.4f}")
 
