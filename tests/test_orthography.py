@@ -1,5 +1,8 @@
-"""orthographic_accuracy: the SRO rule set of Plains Cree (packaged data) and inline card rules.
-Golden values are counted by hand in the comments."""
+"""orthographic_accuracy: the SRO rule set of Plains Cree (packaged data), inline card rules, the corpus
+spelling check and CLDR exemplars. Golden values are counted by hand in the comments."""
+
+import unicodedata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -7,6 +10,7 @@ import pytest
 from lyss.languages import card_for, load_card
 from lyss.metrics import ScoringInput
 from lyss.metrics.orthography import OrthographicAccuracy, load_ruleset
+from lyss.text import words
 
 
 def scoring(predictions, card):
@@ -51,24 +55,80 @@ def test_inline_rules_of_the_spanish_card():
     assert result.corpus_value == pytest.approx(0.75)
 
 
-def test_card_file_without_rule_set_says_so_naming_the_file():
-    eng = load_card("data/languages/eng.yaml")
-    result = OrthographicAccuracy().score(scoring(["hello"], eng))
-    assert result.corpus_value is None
-    assert result.reason == "language card data/languages/eng.yaml declares no orthography rule set"
+def test_every_language_is_checked_and_the_details_say_how(tmp_path):
+    eng = OrthographicAccuracy().score(scoring(["hello"], load_card("data/languages/eng.yaml")))
+    assert eng.corpus_value == 1.0
+    assert eng.details["checks"] == {"corpus_spelling": "1 reference word forms",
+                                     "cldr_exemplars": "CLDR en: standard + auxiliary exemplar characters"}
+    # a language CLDR does not know: the corpus spelling check alone
+    unknown = OrthographicAccuracy().score(scoring(["abc"], card_for("qaa", tmp_path)))
+    assert unknown.corpus_value == 1.0 and unknown.details["checks"]["cldr_exemplars"] is None
 
 
-def test_language_without_card_file_says_the_card_is_derived_not_that_it_lacks_rules(tmp_path):
-    deu = card_for("deu", tmp_path)
-    result = OrthographicAccuracy().score(scoring(["Hallo Welt"], deu))
-    assert result.reason == (f"language 'deu' has no card file ({tmp_path / 'deu.yaml'}); its card is derived "
-                             "from CLDR, which has no orthography rule set")
+def checked(predictions, references, sources=None, card=None):
+    """Scores predictions against their own references (the corpus spelling); Yoruba unless a card is given."""
+    sources = sources or ["s"] * len(predictions)
+    entries = [{"id": f"e{i}", "source": s, "reference": r}
+               for i, (s, r) in enumerate(zip(sources, references, strict=True))]
+    card = card or card_for("yor")
+    return OrthographicAccuracy().score(ScoringInput(entries, predictions, predictions, "eng", card["code"],
+                                                     target_card=card))
 
 
-def test_language_unknown_to_cldr_says_so(tmp_path):
-    result = OrthographicAccuracy().score(scoring(["abc"], card_for("qaa", tmp_path)))
-    assert result.reason == (f"language 'qaa' has no card file ({tmp_path / 'qaa.yaml'}) and CLDR does not "
-                             "know it; no orthography rule set")
+def test_words_matching_a_corpus_word_only_without_diacritics_are_misspelt(tmp_path):
+    references = ["Ọ̀yọ́ ni ilú", "ṣùgbọ́n ó dára", "ti tí"]
+    result = checked(["Oyo ni ilu", "sugbon o dára", "ti ọkọ̀"], references, card=card_for("qaa", tmp_path))
+    # e0: "Oyo" folds to Ọ̀yọ́, "ilu" to ilú; "ni" is a reference word → 1/3
+    # e1: "sugbon" folds to ṣùgbọ́n, "o" to ó; "dára" as written → 1/3
+    # e2: "ti" is itself a reference word (beside tí) → right; "ọkọ̀" matches nothing, so it is not judged → 2/2
+    # corpus = (1 + 1 + 2) / (3 + 3 + 2) = 1/2
+    assert result.values == pytest.approx([1 / 3, 1 / 3, 1.0])
+    assert result.corpus_value == pytest.approx(0.5)
+    assert result.details["problems"] == {"diacritics differ from the corpus spelling": 4}
+    assert ["Oyo", 1] in result.details["most_frequent_misspelt"]
+
+
+def test_letters_outside_the_cldr_exemplars_unless_in_the_source_or_the_references():
+    # CLDR yo: standard letters with their tone marks and underdots, auxiliary c q v x z; no tilde, cedilla, ø
+    sources = ["Mr Müller went to Zürich", "He came back", "Bjørk sang"]
+    references = ["Ọ̀gbẹ́ni Müller lọ sí Zürich", "Ó padà wá", "Bjørk kọrin"]
+    result = checked(["Ọ̀gbẹ́ni Müller lọ sí Zürich",   # the reference itself: 5/5
+                     "Ó padà wá ãbá çe Müller",        # ãbá (tilde) and çe (cedilla) outside; Müller is a
+                                                       # reference word (of e0) → 4/6
+                     "Bjørk kọrin Grøn"],              # Bjørk in the source; Grøn nowhere → 2/3
+                    references, sources)
+    # corpus = (5 + 4 + 2) / (5 + 6 + 3) = 11/14
+    assert result.values == pytest.approx([1.0, 4 / 6, 2 / 3])
+    assert result.corpus_value == pytest.approx(11 / 14)
+    assert result.details["problems"] == {"letters outside the CLDR exemplar characters": 3}
+
+
+def test_rule_set_alternatives_are_not_wrong_diacritics(crk):
+    # SRO writes long vowels with circumflex or macron: "nipāw" is the reference's "nipâw" in the other
+    # convention (right); "nipaw" has lost the length mark (wrong)
+    result = checked(["nipāw atim", "nipaw atim"], ["nipâw atim", "nipâw atim"], card=crk)
+    assert result.values == pytest.approx([1.0, 0.5])
+    assert result.details["problems"] == {"diacritics differ from the corpus spelling": 1}
+
+
+MAFAND = Path(__file__).parent / "data" / "mafand_yor"
+
+
+def test_mafand_yoruba_reference_is_ideal_and_stripped_tone_marks_are_misspelt():
+    references = (MAFAND / "dev.yor").read_text(encoding="utf-8").splitlines()
+    sources = (MAFAND / "dev.eng").read_text(encoding="utf-8").splitlines()
+    assert checked(references, references, sources).corpus_value == 1.0
+    stripped = ["".join(c for c in unicodedata.normalize("NFD", r) if not unicodedata.combining(c))
+                for r in references]
+    # every stripped word that changed folds back to its reference word, so it is right only where it is
+    # itself a word of the references (unchanged words, and the few like "ti" that exist bare too)
+    card = card_for("yor")
+    vocabulary = {w.casefold() for r in references for w in words(r, card)}
+    stripped_words = [w.casefold() for s in stripped for w in words(s, card)]
+    expected = sum(w in vocabulary for w in stripped_words) / len(stripped_words)
+    result = checked(stripped, references, sources)
+    assert result.corpus_value == pytest.approx(expected)
+    assert result.corpus_value < 0.6
 
 
 def test_punctuation_only_and_empty_predictions_are_unavailable(crk):

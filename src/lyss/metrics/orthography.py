@@ -1,17 +1,35 @@
 """`orthographic_accuracy` (spec §2.2): the share of output words written by the target language's
-orthography rule set.
+orthography, for every language.
 
-Rule sets are data. A card's `orthography` is either inline rules or `{ruleset: <name>}`, naming the
-packaged file `lyss/eval_standards/<name>/orthography.yaml`. A rule set has
-  - `letters`: every letter the orthography uses (lower case; words are case-folded before checking),
-  - `forbidden`: [{pattern, reason}] regular expressions that mark a word as misspelt,
-  - `conventions`: {group: {alternative: characters}}, e.g. long vowels with circumflex OR macron; one
-    entry must keep to one alternative per group, so words written in a minority alternative of the
-    entry (ties: the alternative listed first wins) count as wrong.
-A word is correct when all its letters are allowed, no forbidden pattern matches and it keeps to its
-entry's conventions. Per entry: correct words / words; corpus: Σ correct / Σ words.
+Three checks; a word is correct when none finds a problem:
+
+- **Corpus spelling** (every language). The corpus's references are the spelling authority: a word that
+  is not a reference word (case folded) but equals one once diacritics are folded away (NFD, then the
+  combining diacritical marks U+0300–036F, 1AB0–1AFF, 1DC0–1DFF, 20D0–20FF, FE20–FE2F dropped) is misspelt:
+  Yoruba "sugbon" for "ṣùgbọ́n", Sami "rahkistan" for "ráhkistan". Script-specific vowel signs and viramas
+  (Devanagari, Gujarati…) are not diacritics and are never folded: folding them would merge distinct words.
+  A word that matches no reference word in either form is not judged by this check (unknown is not wrong).
+- **Rule set** (cards that declare one). A card's `orthography` is either inline rules or
+  `{ruleset: <name>}`, naming the packaged file `lyss/eval_standards/<name>/orthography.yaml`:
+    - `letters`: every letter the orthography uses (lower case; words are case-folded before checking),
+    - `forbidden`: [{pattern, reason}] regular expressions that mark a word as misspelt,
+    - `conventions`: {group: {alternative: characters}}, e.g. long vowels with circumflex OR macron; one
+      entry must keep to one alternative per group, so words written in a minority alternative of the
+      entry (ties: the alternative listed first wins) count as wrong. Alternatives of equal length are
+      aligned character by character, so the corpus-spelling check takes "nipāw" for the reference's
+      "nipâw" (SRO allows both) rather than for a wrong diacritic.
+- **CLDR exemplars** (cards without a rule set whose language CLDR has locale data for, via ICU): a word
+  with a letter or mark outside the locale's standard and auxiliary exemplar characters (decomposed, so
+  "ẹ́" allows e, U+0323 and U+0301) is misspelt, unless the word occurs in the entry's source (names and
+  loanwords copied as written) or in a reference of the corpus (the references define the corpus's
+  spelling, and the reference itself must score the ideal 1.0 when scored as an output).
+
+Per entry: correct words / words; corpus: Σ correct / Σ words. Because every reference word is a corpus
+word, the reference scored as an output passes the first and third checks by construction; a rule set can
+still reject it (then the reference check marks the metric invalid on that dataset, as it should).
 """
 
+import functools
 import unicodedata
 from collections import Counter
 from importlib import resources
@@ -22,12 +40,16 @@ import regex
 import yaml
 
 from lyss.errors import InputError
-from lyss.languages import card_schema, missing_fact_reason
+from lyss.languages import card_schema, cldr_locale
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
 
 SHOWN = 10
+DIACRITICS = regex.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+OUTSIDE_ALPHABET = "letters outside the alphabet"
+OUTSIDE_EXEMPLARS = "letters outside the CLDR exemplar characters"
+DIACRITICS_DIFFER = "diacritics differ from the corpus spelling"
 
 
 def load_ruleset(card: dict) -> dict | None:
@@ -45,6 +67,52 @@ def load_ruleset(card: dict) -> dict | None:
     return rules
 
 
+def fold_diacritics(word: str) -> str:
+    """Case folded, decomposed, combining diacritical marks dropped, recomposed."""
+    return unicodedata.normalize("NFC", DIACRITICS.sub("", unicodedata.normalize("NFD", word.casefold())))
+
+
+@functools.lru_cache(maxsize=64)
+def exemplar_characters(code: str) -> frozenset[str] | None:
+    """The code points of CLDR's standard and auxiliary exemplar characters of the language (decomposed,
+    case folded), or None when ICU has no locale data for it (ICU would answer with the root locale's a–z)."""
+    import icu
+
+    locale = cldr_locale(code)
+    if locale is None or locale not in icu.Locale.getAvailableLocales():
+        return None
+    data = icu.LocaleData(locale)
+    kinds = icu.ULocaleDataExemplarSetType
+    chars = set()
+    for kind in (kinds.ES_STANDARD, kinds.ES_AUXILIARY):
+        for item in data.getExemplarSet(0, kind):
+            chars |= set(unicodedata.normalize("NFD", item.casefold()))
+    return frozenset(chars)
+
+
+class _Lexicon:
+    """The corpus's reference words (case folded), and their spellings by folded form."""
+
+    def __init__(self, references: list[str], card: dict, canon: dict[str, str]):
+        self.canon = str.maketrans(canon) if canon else None
+        self.forms = {w.casefold() for r in references for w in words(r, card)}
+        self.by_fold: dict[str, set[str]] = {}
+        for form in self.forms:
+            self.by_fold.setdefault(fold_diacritics(form), set()).add(self._key(form))
+
+    def _key(self, form: str) -> str:
+        return form.translate(self.canon) if self.canon else form
+
+    def problems(self, word: str) -> list[str]:
+        folded = word.casefold()
+        if folded in self.forms:
+            return []
+        spellings = self.by_fold.get(fold_diacritics(folded), set())
+        if not spellings or self._key(folded) in spellings:
+            return []
+        return [f"{DIACRITICS_DIFFER}: {min(spellings)}"]
+
+
 class _Checker:
     """Checks words against one rule set."""
 
@@ -54,10 +122,15 @@ class _Checker:
         self.forbidden = [(regex.compile(f["pattern"]), f["reason"]) for f in rules.get("forbidden", [])]
         self.conventions = {group: {alt: set(chars) for alt, chars in alts.items()}
                             for group, alts in (rules.get("conventions") or {}).items()}
+        self.canon = {}  # each alternative's characters → the first alternative's, where they align
+        for alts in (rules.get("conventions") or {}).values():
+            first, *others = alts.values()
+            for other in (o for o in others if len(o) == len(first)):
+                self.canon.update(zip(other, first, strict=True))
 
     def word_problems(self, word: str) -> list[str]:
         folded = word.casefold()
-        problems = [f"letters outside the alphabet: {''.join(sorted(set(folded) - self.allowed))}"] \
+        problems = [f"{OUTSIDE_ALPHABET}: {''.join(sorted(set(folded) - self.allowed))}"] \
             if set(folded) - self.allowed else []
         problems += [reason for pattern, reason in self.forbidden if pattern.search(folded)]
         return problems
@@ -84,8 +157,27 @@ class _Checker:
         return problems
 
 
+class _Exemplars:
+    """Letters outside CLDR's exemplars, except in words of the entry's source or of the references."""
+
+    def __init__(self, allowed: frozenset[str], card: dict, lexicon: _Lexicon):
+        joiners, extra = tokenisation_settings(card)
+        self.allowed = allowed | set(joiners) | set(unicodedata.normalize("NFD", "".join(extra)).casefold())
+        self.lexicon = lexicon
+
+    def entry_problems(self, tokens: list[str], source_words: set[str]) -> list[list[str]]:
+        problems = []
+        for word in tokens:
+            folded = word.casefold()
+            outside = set(unicodedata.normalize("NFD", folded)) - self.allowed
+            tolerated = folded in source_words or folded in self.lexicon.forms
+            problems.append([f"{OUTSIDE_EXEMPLARS}: {''.join(sorted(outside))}"] if outside and not tolerated
+                            else [])
+        return problems
+
+
 class OrthographicAccuracy:
-    """Share of output words that follow the target card's orthography rule set."""
+    """Share of output words that keep to the corpus's spelling and the language's letters (module docstring)."""
 
     id = "orthographic_accuracy"
     card_position = 9
@@ -95,21 +187,40 @@ class OrthographicAccuracy:
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
-        rules = load_ruleset(data.target_card)
-        if rules is None:
-            reason = missing_fact_reason(data.target_card, "orthography rule set", data.target_lang)
-            return MetricResult.unavailable(self.id, n, reason)
-        checker = _Checker(rules, data.target_card)
-        tokens = [words(p or "", data.target_card) for p in data.predictions]
-        problems = [checker.entry_problems(ws) for ws in tokens]
+        card = data.target_card
+        tokens = [words(p or "", card) for p in data.predictions]
         totals = np.array([len(ws) for ws in tokens], dtype=float)
         if not totals.sum():
             return MetricResult.unavailable(self.id, n, "no prediction contains a word", words=WORD_NOTE)
+        rules = load_ruleset(card)
+        checker = _Checker(rules, card) if rules else None
+        lexicon = _Lexicon(data.references, card, checker.canon if checker else {})
+        checks = {"corpus_spelling": f"{len(lexicon.forms)} reference word forms"}
+        if checker:
+            checks["rule_set"] = rules.get("name", "inline rules")
+            letters = [checker.entry_problems(ws) for ws in tokens]
+        else:
+            letters, checks["cldr_exemplars"] = self._exemplar_problems(data, tokens, lexicon)
+        problems = [[lexicon.problems(w) + extra for w, extra in zip(ws, entry, strict=True)]
+                    for ws, entry in zip(tokens, letters, strict=True)]
         hits = np.array([sum(not p for p in entry) for entry in problems], dtype=float)
         kinds = Counter(k.split(":")[0] for entry in problems for p in entry for k in p)
         bad = Counter(w for ws, entry in zip(tokens, problems, strict=True)
                       for w, p in zip(ws, entry, strict=True) if p)
-        details = {"ruleset": rules.get("name", "inline rules"), "words": WORD_NOTE,
-                   "problems": dict(sorted(kinds.items())),
+        details = {"checks": checks, "words": WORD_NOTE, "problems": dict(sorted(kinds.items())),
                    "most_frequent_misspelt": most_frequent(bad, SHOWN)}
+        if rules:
+            details["ruleset"] = checks["rule_set"]
         return rate_result(self.id, hits, totals, details=details)
+
+    @staticmethod
+    def _exemplar_problems(data: ScoringInput, tokens, lexicon) -> tuple[list[list[list[str]]], str | None]:
+        """Per word, letters outside CLDR's exemplars; and what was checked (None: CLDR has no exemplars)."""
+        code = data.target_lang or data.target_card.get("code", "")
+        allowed = exemplar_characters(code)
+        if allowed is None:
+            return [[[] for _ in ws] for ws in tokens], None
+        exemplars = _Exemplars(allowed, data.target_card, lexicon)
+        problems = [exemplars.entry_problems(ws, {w.casefold() for w in words(e["source"], data.target_card)})
+                    for ws, e in zip(tokens, data.entries, strict=True)]
+        return problems, f"CLDR {cldr_locale(code)}: standard + auxiliary exemplar characters"

@@ -1,23 +1,37 @@
-"""semantic_score (spec §2.3): cosine similarity of multilingual sentence embeddings.
+"""semantic_score (spec §2.3): cosine similarity of multilingual sentence embeddings, calibrated against chance.
 
-The spec names the ingredient (embedding cosine) but not how source and reference enter; the formula
-here is this project's, not the spec's. Per entry, with p the prediction, r the reference, s the source:
+The spec names the ingredient (embedding cosine) but not how source, reference and chance enter; the formula
+here is this project's, not the spec's. Per entry, with p the prediction, r the reference, s the source and
+c the corpus's chance cosine:
 
-    value = clip( cos(p, r) − max(0, cos(p, s) − cos(r, s)), 0, 1 )
+    similarity = cos(p, r) − max(0, cos(p, s) − cos(r, s))
+    value      = clip( (similarity − c) / (1 − c), 0, 1 )
+    c          = mean cos(r_i, r_j) over pairs of different entries i ≠ j of the corpus
 
-The reference is the anchor, so the reference itself scores 1.0 (the metric's ideal). The second term
-stops the source from fooling the metric: a multilingual embedder puts a sentence and its translation
-close together, so a copy of the source sits near the reference too (cos 0.87–0.93 on our corpora). An
-output is penalised by how much closer it is to the source than the reference is; a real translation is
-about as close to the source as the reference, a copy is closer (cos 1). Measured with
-multilingual-e5-small (docs/metrics-semantic-behavioural.md): demo eng→spa reference 1.000, Apertium
-0.943, copy of the source 0.857; WMT21 TED eng→deu real MT systems 0.946–0.950, copy 0.829; on MAFAND
-eng→yor/swa/hau/zul/amh a copy scores 0.73–0.81 while a reference with every fifth word dropped keeps 0.98.
+Why calibrate. Raw cosines of sentence embedders do not start at 0 for unrelated text: with
+multilingual-e5-small two unrelated sentences of one language and domain sit at cos 0.80–0.85, so the
+references shuffled across segments (fluent text about something else) scored 0.83–0.85 on MAFAND dev while
+real systems on WMT21 TED scored 0.95: the whole useful range was the top 15% of the scale, and with weight
+0.25 (profile B) every composite gained about 0.2 for nothing. `c` is the level an unrelated fluent output of
+this corpus reaches with this embedder (a shuffled reference is exactly such an output, and its mean cosine
+is c by construction); mapping c to 0 and 1 to 1 makes the scale span. c is computed from the references
+only, so it is a property of corpus and embedder, identical for every system scored on the corpus: the
+transform is the same increasing function for all of them, so rankings of systems and of a segment's
+outputs are unchanged except where outputs at or below chance tie at 0. Measured (bench/bench_semantic_span.py,
+docs/metrics-semantic-behavioural.md): shuffled references 0.05–0.08 on MAFAND dev (yor, swa, hau, zul, amh),
+reference 1.0, real systems 0.69–0.73 on WMT21 TED and 0.75–0.86 on IndicMT Gujarati/Marathi; agreement with
+the MQM raters (segment Kendall per item, system Pearson) moved by at most 0.004.
 
-A prediction with no letter or digit (empty, missing, punctuation only) carries no meaning and scores 0.
-Raw cosines of sentence embedders do not start at 0 for unrelated text, so the details record
-`chance_cosine`, the mean cosine of each prediction with the *other* entries' references: the level an
-unrelated output reaches with this embedder on this corpus.
+Why the source term. A multilingual embedder puts a sentence and its translation close together, so a
+copy of the source sits near the reference too (cos 0.87–0.93 on our corpora). An output is penalised by how
+much closer it is to the source than the reference is; a real translation is about as close to the source as
+the reference, a copy is closer (cos 1). After calibration a copy of the source scores 0.00–0.06 on MAFAND,
+0.12 on TED (real systems ≥ 0.69), 0.23 on the demo (Apertium 0.66).
+
+The reference itself scores 1.0 (the metric's ideal, which the reference check demands). A prediction with no
+letter or digit (empty, missing, punctuation only) carries no meaning and scores 0. With references of fewer
+than two entries there is no chance level to calibrate against and the metric is unavailable; a small corpus
+gives a noisy c (`details.chance_pairs` says how many pairs it averages).
 
 Languages whose card declares a language-specific `semantic_score` plugin (spec §1.4, e.g. crk) are
 scored by that plugin instead; this class is only the universal default in the registry.
@@ -30,15 +44,20 @@ from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.text import has_content
 
 
-def chance_cosine(predictions: np.ndarray, references: np.ndarray) -> float | None:
-    """Mean cosine of prediction i with reference j ≠ i; None with fewer than two rows."""
-    n = len(predictions)
+def chance_cosine(references: np.ndarray) -> float | None:
+    """Mean cosine of reference i with reference j ≠ i; None with fewer than two rows."""
+    n = len(references)
     if n < 2:
         return None
-    # Σ_i Σ_j≠i cos(p_i, r_j) = (Σ_i p̂_i)·(Σ_j r̂_j) − Σ_i cos(p_i, r_i): no n × n matrix (80 GB at 100k entries)
-    units_p, units_r = unit_rows(predictions), unit_rows(references)
-    off_diagonal = units_p.sum(axis=0) @ units_r.sum(axis=0) - np.einsum("ij,ij->", units_p, units_r)
-    return float(off_diagonal / (n * (n - 1)))
+    # Σ_i Σ_j≠i cos(r_i, r_j) = |Σ_i r̂_i|² − Σ_i |r̂_i|²: no n × n matrix (80 GB at 100k entries)
+    units = unit_rows(references)
+    total = units.sum(axis=0)
+    return float((total @ total - np.einsum("ij,ij->", units, units)) / (n * (n - 1)))
+
+
+def calibrated(similarity: np.ndarray, chance: float) -> np.ndarray:
+    """Similarity rescaled so that chance maps to 0 and 1 stays 1, clipped to 0–1."""
+    return np.clip((similarity - chance) / (1.0 - chance), 0.0, 1.0)
 
 
 def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
@@ -64,10 +83,17 @@ class SemanticScore:
             name = embedder.name
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
+        if n < 2:
+            return MetricResult.unavailable(self.id, n, "the chance level needs the references of at least 2 "
+                                            "entries", embedder=name)
+        chance = chance_cosine(embedder.embed(data.references))
+        if chance >= 1.0 - 1e-6:
+            return MetricResult.unavailable(self.id, n, "the references are all alike to the embedder "
+                                            f"(chance cosine {chance:.6f}): nothing to calibrate against",
+                                            embedder=name)
         rows = [i for i, p in enumerate(data.predictions) if has_content(p)]
         values = np.zeros(n)
         cosines = {key: np.full(n, np.nan) for key in ("cos_reference", "cos_source", "cos_reference_source")}
-        chance = None
         if rows:
             predicted = embedder.embed([data.predictions[i] for i in rows])
             references = embedder.embed([data.references[i] for i in rows])
@@ -75,14 +101,13 @@ class SemanticScore:
             cosines["cos_reference"][rows] = paired_cosine(predicted, references)
             cosines["cos_source"][rows] = paired_cosine(predicted, sources)
             cosines["cos_reference_source"][rows] = paired_cosine(references, sources)
-            values[rows] = source_penalised_similarity(*(cosines[k][rows] for k in cosines))
-            chance = chance_cosine(predicted, references)
+            values[rows] = calibrated(source_penalised_similarity(*(cosines[k][rows] for k in cosines)), chance)
         return MetricResult(
-            self.id, values, float(values.mean()) if n else None,
-            reason=None if n else "the corpus is empty",
-            details={"embedder": name, "chance_cosine": None if chance is None else round(chance, 6),
+            self.id, values, float(values.mean()),
+            details={"embedder": name, "chance_cosine": round(chance, 6), "chance_pairs": n * (n - 1) // 2,
                      "entries_without_content": n - len(rows),
-                     "per_entry": "cos(p,r) − max(0, cos(p,s) − cos(r,s)), clipped to 0–1; 0 without "
+                     "per_entry": "s = cos(p,r) − max(0, cos(p,s) − cos(r,s)); (s − chance) / (1 − chance), "
+                                  "clipped to 0–1, chance = mean cosine between different references; 0 without "
                                   "letters/digits (this project's formula, not the spec's)"},
             columns=cosines,
         )
