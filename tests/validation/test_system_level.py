@@ -20,7 +20,7 @@ from scipy.stats import pearsonr
 from lyss.metrics import get_metric
 from lyss.metrics.base import MetricResult, ScoringInput, ratio_of_sums
 from lyss.metrics.files import write_metric_result
-from lyss.stats import CorpusStatistic, pairwise_permutation_p_values, soft_pairwise_accuracy
+from lyss.stats import CorpusStatistic, one_sided_p_values, pairwise_permutation_p_values, soft_pairwise_accuracy
 from lyss.validate.correlate import CorrelationOptions, ScoreData, SystemLevel, significance_table
 from lyss.validate.dataset import validate_dataset
 
@@ -177,3 +177,10 @@ def test_system_significance_permutes_system_scores():
     options = CorrelationOptions(permutations=64)
     rows = significance_table(data, [SystemLevel(data, options)], options)
     assert rows and all(r["p_value"] == pytest.approx(1.0) and r["level"] == "system" for r in rows)
+
+
+def test_an_undefined_observed_difference_has_no_p_value():
+    # A metric constant on every item has no Kendall τ per item: "better than chrF++" is undefined, not p = 1/(N+1).
+    p_ab, p_ba, used = one_sided_p_values(np.array([0.1, -0.2, np.nan]), float("nan"))
+    assert np.isnan(p_ab) and np.isnan(p_ba) and used == 2
+    assert one_sided_p_values(np.array([0.1, -0.2, 0.3]), 0.25) == (pytest.approx(2 / 4), pytest.approx(3 / 4), 3)

@@ -32,10 +32,14 @@ def _p_value(exceeding: int, n_samples: int, observed: float) -> float:
 def one_sided_p_values(permuted: np.ndarray, observed: float, tolerance: float = 1e-12) -> tuple[float, float, int]:
     """(p for "observed > 0 by more than chance", p for "< 0", usable trials) from a permutation null
     of a difference, with the same (c + 1) / (N + 1) rule; trials where the statistic is undefined
-    (NaN) are not counted, and the count of those that are is returned."""
+    (NaN) are not counted, and the count of those that are is returned. An undefined observed
+    difference (a statistic undefined on the real data) has no p-value: NaN both ways, not the
+    smallest p there is."""
     permuted = np.asarray(permuted, dtype=np.float64)
     valid = permuted[~np.isnan(permuted)]
     used = int(valid.size)
+    if np.isnan(observed):
+        return float("nan"), float("nan"), used
     above = (1 + int(np.sum(valid >= observed - tolerance))) / (1 + used)
     below = (1 + int(np.sum(valid <= observed + tolerance))) / (1 + used)
     return above, below, used
