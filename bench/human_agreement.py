@@ -68,6 +68,7 @@ from lyss.validate.correlate import (
 )
 from lyss.validate.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
 from lyss.validate.orientation import COMPOSITE, direction_of, oriented
+from lyss.validate.weights import FoldError, cross_validate, metric_spread, rated_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "chrf_plus_plus"
@@ -210,7 +211,7 @@ def score_dataset(dataset: dict, settings: dict, languages_dir: Path, cache: Cac
 
 # ---------------------------------------------------------------- measurement
 
-def score_data(dataset: dict, scored: dict) -> tuple[ScoreData, dict]:
+def score_data(dataset: dict, scored: dict) -> tuple[ScoreData, dict, dict]:
     """Rows (system × item) with every metric defined on all rows, the per-entry composite, and the
     corpus statistics of the metrics and of the card's composite."""
     systems, ids = dataset["systems"], [e["id"] for e in dataset["entries"]]
@@ -230,7 +231,7 @@ def score_data(dataset: dict, scored: dict) -> tuple[ScoreData, dict]:
         corpus[COMPOSITE] = composite_statistic(corpus, scored["weights"], scored["normalisation"])
     data = ScoreData(dataset["name"], human, compared, methods, items, "item", corpus=corpus,
                      lower=frozenset(m for m in compared if direction_of(m) == "lower"))
-    return data, left_out
+    return data, left_out, columns
 
 
 def against_baseline(data: ScoreData, options: CorrelationOptions) -> dict[str, dict[str, float]]:
@@ -276,10 +277,27 @@ def verdict_check(dataset: dict, scored: dict, settings: dict) -> dict:
             "composite_rank": composite_rank, "human_mean": means, "composite": composite}
 
 
+def weight_check(data: ScoreData, columns: dict, scored: dict, settings: dict, seed: int) -> dict:
+    """The spec profile's weights with their spread and influence, and `lyss weights fit`'s
+    cross-validation by system (5 folds asked; the guards may merge them)."""
+    composite = settings["composite"]
+    candidates = sorted({m for profile in composite["profiles"].values() for m in profile})
+    rows = rated_rows(data.human, data.systems, data.items, [""] * len(data.human), columns, candidates,
+                      scored["normalisation"])
+    profile = composite["profiles"][scored["profile"]]
+    out = {"spec_spread": metric_spread(rows, {m: w for m, w in profile.items() if m in rows.features})}
+    try:
+        cv = cross_validate(rows, scored["weights"], "system", 5, seed)
+        out.update(cv_summary=cv["summary"], cv_warnings=cv["warnings"], cv_folds=len(cv["folds"]))
+    except FoldError as err:
+        out["cv_error"] = str(err)
+    return out
+
+
 def measure(dataset: dict, settings: dict, languages_dir: Path, cache: Cache, args) -> dict:
     started = time.perf_counter()
     scored = score_dataset(dataset, settings, languages_dir, cache)
-    data, left_out = score_data(dataset, scored)
+    data, left_out, columns = score_data(dataset, scored)
     options = CorrelationOptions(group_by_item=True, resamples=args.resamples, permutations=args.permutations,
                                  seed=args.seed, statistics=("kendall", "pearson"))
     table = correlation_table(data, levels_for(data, options), options)
@@ -298,7 +316,9 @@ def measure(dataset: dict, settings: dict, languages_dir: Path, cache: Cache, ar
             "systems": len(dataset["systems"]), "items": len(dataset["entries"]), "rated_rows": dataset["rated_rows"],
             "rows": len(data.human), "profile": scored["profile"], "composite_weights": scored["weights"],
             "void_by_reference_check": scored["failed"], "left_out": left_out, "signals": signals,
-            "verdict": verdict_check(dataset, scored, settings), "seconds": round(time.perf_counter() - started, 1)}
+            "verdict": verdict_check(dataset, scored, settings),
+            "weights": weight_check(data, columns, scored, settings, args.seed),
+            "seconds": round(time.perf_counter() - started, 1)}
 
 
 # ---------------------------------------------------------------- output
@@ -331,6 +351,15 @@ def print_report(report: dict) -> None:
           f"prefer to it: {prefer}")
     print("- ranks (human / composite): " + ", ".join(
         f"{s} {v['human_rank'][s]}/{v['composite_rank'][s]}" for s in sorted(v["human_rank"], key=v["human_rank"].get)))
+    w = report["weights"]
+    print("- profile weights (spread, influence): " + ", ".join(
+        f"{m} {e['weight']:.2f} ({e['spread']:.3f}, {e['influence']:.0%})" for m, e in w["spec_spread"].items()))
+    if "cv_summary" in w:
+        print(f"- held out by system ({w['cv_folds']} folds{'; ' + w['cv_warnings'][0] if w['cv_warnings'] else ''}): "
+              + ", ".join(f"{name} τ {v['segment_kendall']:.3f} / r {v['system_pearson']:.3f}"
+                          for name, v in w["cv_summary"].items()))
+    else:
+        print(f"- weights fit: {w['cv_error']}")
 
 
 def main(argv=None) -> int:
