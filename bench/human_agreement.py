@@ -338,7 +338,8 @@ def print_report(report: dict) -> None:
     for metric in (m for m in order if m in report["signals"]):
         s = report["signals"][metric]
         p = s["p_vs_chrf"]
-        tested = "—" if p is None else f"{p['segment_kendall']:.3f} / {p['system_pearson']:.3f}"
+        tested = "—" if p is None else " / ".join("—" if np.isnan(p[k]) else f"{p[k]:.3f}"
+                                                  for k in ("segment_kendall", "system_pearson"))
         name = metric + (" (lower better)" if s["direction"] == "lower" else "")
         print(f"| {name} | {_ci(s['segment_kendall'])} | {_ci(s['system_pearson'])} | {s['spa']:.3f} | {tested} |")
     for metric, reason in {**report["void_by_reference_check"], **report["left_out"]}.items():
