@@ -142,6 +142,8 @@ def code_key(params: Path, languages: Path) -> str:
 
 
 class Cache:
+    """Per-system metric results keyed by code and texts, and sentence vectors keyed by text alone."""
+
     def __init__(self, folder: Path, key: str):
         self.folder, self.key = folder, key
         folder.mkdir(parents=True, exist_ok=True)
@@ -151,7 +153,7 @@ class Cache:
 
     def load_vectors(self, embeddings) -> None:
         path = self.vectors_path(embeddings.model)
-        if embeddings is not None and path.exists():
+        if path.exists():
             embeddings.add(*pickle.loads(path.read_bytes()))
 
     def save_vectors(self, embeddings) -> None:
