@@ -1,5 +1,7 @@
 """`lyss weights fit`: weights recovered from data generated with known weights, folds that never
-score a row they were fitted on, Kendall per item against scipy, and the written profile."""
+score a row they were fitted on, Kendall per item against scipy, statistics computed within each fold
+(never pooled across folds fitted with different weights), folds too small to measure refused or
+merged, weights reported with their metric's spread, and the written profile."""
 
 import numpy as np
 import pytest
@@ -7,11 +9,13 @@ from scipy.stats import kendalltau, pearsonr
 
 from lyss.commands.weights import rounded_profile
 from lyss.validate.weights import (
+    FoldError,
     RatedRows,
     cross_validate,
     fit_weights,
     folds_of,
     item_kendall,
+    metric_spread,
     system_pearson,
 )
 
@@ -63,8 +67,9 @@ def test_system_pearson_of_means():
 
 @pytest.mark.parametrize("by", ["system", "document"])
 def test_folds_partition_the_rows_by_whole_groups(by):
-    rows = _rows()
-    folds = folds_of(rows, by, 3, seed=1)
+    rows = _rows(systems=9)
+    folds, warnings = folds_of(rows, by, 3, seed=1)
+    assert len(folds) == 3 and not warnings
     assert np.array_equal(np.sum(folds, axis=0), np.ones(len(rows.human)))  # each row held out once
     groups = rows.systems if by == "system" else rows.documents
     for test in folds:
@@ -74,13 +79,62 @@ def test_folds_partition_the_rows_by_whole_groups(by):
 def test_each_fold_is_scored_with_weights_fitted_without_it():
     rows = _rows(seed=5)
     report = cross_validate(rows, {"chrf_plus_plus": 0.5, "semantic_score": 0.5}, "system", 4, seed=2)
-    for fold, test in zip(report["folds"], folds_of(rows, "system", 4, seed=2), strict=True):
+    folds, _ = folds_of(rows, "system", 4, seed=2)
+    assert len(folds) == 2  # 8 systems: two folds of at least 3 (4 would leave 2 per fold)
+    for fold, test in zip(report["folds"], folds, strict=True):
         assert fold["weights"] == fit_weights(rows, ~test)
         held = item_kendall(rows.human[test], rows.features["chrf_plus_plus"][test], rows.items[test])
         assert fold["chrf_plus_plus_segment_kendall"] == pytest.approx(held, abs=1e-12)
     # Generated with a 0.7/0.3 mix, the fitted composite beats chrF++ alone on held-out systems.
     summary = report["summary"]
     assert summary["fitted_composite"]["segment_kendall"] > summary["chrf_plus_plus"]["segment_kendall"]
+
+
+def test_folds_never_hold_fewer_than_three_systems():
+    folds, warnings = folds_of(_rows(systems=6), "system", 5, seed=0)
+    assert len(folds) == 2 and all(len(set(_rows(systems=6).systems[t])) == 3 for t in folds)
+    assert "using 2 folds" in warnings[0]
+    with pytest.raises(FoldError, match="at least 6 systems"):
+        folds_of(_rows(systems=5), "system", 5, seed=0)
+
+
+def test_a_fold_without_an_item_rated_twice_is_refused():
+    rows = _rows(systems=6, items=4)
+    rows.items = np.array([f"{s}-{i}" for s, i in zip(rows.systems, rows.items, strict=True)])  # nothing shared
+    with pytest.raises(FoldError, match="no item rated for two systems"):
+        folds_of(rows, "system", 2, seed=0)
+
+
+def test_document_folds_need_provenance():
+    rows = _rows()
+    rows.documents = np.where(np.arange(len(rows.documents)) % 2 == 0, rows.documents, "")
+    with pytest.raises(FoldError, match=r"provenance .* 240 of 480 rated rows have none"):
+        folds_of(rows, "document", 3, seed=0)
+
+
+def test_system_pearson_is_computed_within_each_fold_and_averaged():
+    rows = _rows(seed=3, systems=6, items=20)
+    report = cross_validate(rows, {"chrf_plus_plus": 0.5, "semantic_score": 0.5}, "system", 2, seed=0)
+    folds, _ = folds_of(rows, "system", 2, seed=0)
+    per_fold = []
+    for test in folds:
+        names = sorted(set(rows.systems[test]))
+        human = [rows.human[test & (rows.systems == n)].mean() for n in names]
+        chrf = [rows.features["chrf_plus_plus"][test & (rows.systems == n)].mean() for n in names]
+        per_fold.append(pearsonr(human, chrf)[0])
+    assert [f["chrf_plus_plus_system_pearson"] for f in report["folds"]] == pytest.approx(per_fold, abs=1e-12)
+    assert report["summary"]["chrf_plus_plus"]["system_pearson"] == pytest.approx(np.mean(per_fold), abs=1e-12)
+
+
+def test_weights_are_reported_with_their_metric_spread():
+    rows = RatedRows(np.zeros(4), np.array(list("abcd")), np.array(list("wxyz")), np.array([""] * 4),
+                     {"flat": np.array([0.98, 0.98, 0.98, 1.0]), "wide": np.array([0.2, 0.4, 0.6, 0.8])})
+    report = metric_spread(rows, {"flat": 0.8, "wide": 0.2})
+    flat_sd, wide_sd = np.std([0.98, 0.98, 0.98, 1.0]), np.std([0.2, 0.4, 0.6, 0.8])
+    assert report["flat"]["spread"] == pytest.approx(flat_sd) and report["wide"]["spread"] == pytest.approx(wide_sd)
+    # 80% of the weight on a near-constant signal is about 13% of what moves the composite.
+    assert report["flat"]["influence"] == pytest.approx(0.8 * flat_sd / (0.8 * flat_sd + 0.2 * wide_sd))
+    assert report["flat"]["influence"] < 0.15
 
 
 def test_rounded_profile_sums_to_one():
@@ -134,5 +188,12 @@ def test_cli_fits_from_pipeline_files_and_writes_a_selectable_profile(tmp_path, 
     assert len(summary["folds"]) == 3 and summary["by"] == "document"
     assert "fitted_composite" in capsys.readouterr().out
 
+    assert set(summary["spread"]["fitted_tiny"]) == set(weights)
+
     assert main(["weights", "fit", "nope", "--out", "out"]) == 2
     assert "no dataset 'nope'" in capsys.readouterr().err
+
+    (folder / "corpus.jsonl").write_text("".join(
+        json.dumps({"id": i, "source": "s", "reference": "r"}) + "\n" for i in ids))
+    assert main(["weights", "fit", "tiny", "--by", "document", "--out", "out2"]) == 2
+    assert "needs the provenance (document) of every rated entry" in capsys.readouterr().err

@@ -2,12 +2,14 @@
 
 Reads what the pipeline wrote (results/metrics/<dataset>/<method>/*.parquet) and the dataset's
 `human_scores` from params.yaml; writes cv.csv (per fold), summary.json (spec composite vs fitted
-composite vs chrF++ alone on held-out folds) and profile.yaml, a weight profile fitted on all rows
-that params.yaml can select with `composite.profile: <name>`. See docs/validation.md.
+composite vs chrF++ alone on held-out folds, each statistic computed within a fold and averaged;
+every weight with its metric's spread and influence) and profile.yaml, a weight profile fitted on all
+rows that params.yaml can select with `composite.profile: <name>`. See docs/validation.md.
 """
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +25,14 @@ from lyss.validate.composite_entries import profile_weights
 from lyss.validate.dataset import human_methods, join_human_scores
 from lyss.validate.options import positive_int
 from lyss.validate.tables import write_csv
-from lyss.validate.weights import BASELINE_METRIC, cross_validate, fit_weights, rated_rows
+from lyss.validate.weights import (
+    BASELINE_METRIC,
+    FoldError,
+    cross_validate,
+    fit_weights,
+    metric_spread,
+    rated_rows,
+)
 
 CONTENDERS = ("spec_composite", "fitted_composite", BASELINE_METRIC)
 
@@ -96,23 +105,34 @@ def run(args: argparse.Namespace) -> int:
                       composite.get("normalisation", {}))
     if BASELINE_METRIC not in rows.features:
         raise InputError(metric_dir, f"{BASELINE_METRIC} has no per-entry values on every rated row")
-    report = cross_validate(rows, spec_weights, args.by, args.folds, args.seed)
+    try:
+        report = cross_validate(rows, spec_weights, args.by, args.folds, args.seed)
+    except FoldError as err:
+        raise InputError(human_csv, str(err)) from None
+    for warning in report["warnings"]:
+        print(f"lyss: warning: {warning}", file=sys.stderr)
     name = args.name or f"fitted_{args.dataset}"
     final = rounded_profile(fit_weights(rows, np.ones(len(rows.human), dtype=bool)))
     report.update({"dataset": args.dataset, "metrics": list(rows.features), "spec_weights": spec_weights,
-                   "profile": {name: final}})
+                   "profile": {name: final}, "spread": {"spec": metric_spread(rows, spec_weights),
+                                                        name: metric_spread(rows, final)}})
     write_json_atomic(args.out / "summary.json", report)
     fold_rows = [{**{k: v for k, v in r.items() if k != "weights"}, "weights": json.dumps(r["weights"])}
                  for r in report["folds"]]
     write_csv(args.out / "cv.csv", ["fold", "rows", "systems", "items",
-                                   *[f"{c}_segment_kendall" for c in CONTENDERS], "weights"], fold_rows)
+                                   *[f"{c}_{s}" for c in CONTENDERS for s in ("segment_kendall", "system_pearson")],
+                                   "weights"], fold_rows)
     write_text_atomic(args.out / "profile.yaml",
                       f"# Fitted by `lyss weights fit {args.dataset} --by {args.by}`; add under composite.profiles\n"
                       + yaml.safe_dump({name: final}, sort_keys=False))
-    print(f"held-out folds by {args.by} ({len(report['folds'])}):")
+    print(f"held-out folds by {args.by} ({len(report['folds'])}; each statistic within a fold, then averaged):")
     for contender in CONTENDERS:
         values = report["summary"][contender]
         print(f"  {contender:<18} segment Kendall per item {values['segment_kendall']:.4f}   "
               f"system Pearson {values['system_pearson']:.4f}")
-    print(f"profile {name}: {final} -> {args.out}/profile.yaml")
+    print(f"profile {name} -> {args.out}/profile.yaml (spread: std of the normalised per-entry values; "
+          "influence: share of weight x spread)")
+    for metric, entry in report["spread"][name].items():
+        print(f"  {metric:<24} weight {entry['weight']:.3f}   spread {entry['spread']:.4f}   "
+              f"influence {entry['influence']:.3f}")
     return 0

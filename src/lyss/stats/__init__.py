@@ -4,7 +4,8 @@
   bounded memory) and corpus statistics over per-entry rows.
 - `intervals`: the one percentile rule (order statistics, sacrebleu's; see docs/statistics.md).
 - `paired`: the paired bootstrap, the one permutation test (approximate randomization with shared swap
-  masks, p = (c + 1) / (N + 1)), exact McNemar, Holm's correction.
+  masks, p = (c + 1) / (N + 1)), exact McNemar, Holm's correction,
+  pairwise permutation p-values between systems and soft pairwise accuracy (SPA).
 
 Run cards (lyss.aggregate.confidence), significance blocks (lyss.significance) and `lyss correlate / jury / labels
 / probe` all draw from here, so "95% CI" and "p" mean one thing everywhere.
@@ -20,6 +21,8 @@ from lyss.stats.paired import (
     mcnemar_p,
     one_sided_p_values,
     paired_bootstrap,
+    pairwise_permutation_p_values,
+    soft_pairwise_accuracy,
     swap_mask_matrix,
     swap_masks,
 )
@@ -37,6 +40,7 @@ from lyss.stats.resample import (
 __all__ = [
     "BLOCK_CELLS", "CorpusStatistic", "McNemar", "PairedBootstrap", "approximate_randomization",
     "bootstrap_counts", "bootstrap_scores", "chunk_slices", "count_matrix", "holm", "joint", "mcnemar_exact",
-    "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "percentile_ci", "percentile_interval", "rows_per_chunk",
-    "swap_mask_matrix", "swap_masks",
+    "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "pairwise_permutation_p_values", "percentile_ci",
+    "percentile_interval", "rows_per_chunk",
+    "soft_pairwise_accuracy", "swap_mask_matrix", "swap_masks",
 ]

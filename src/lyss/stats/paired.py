@@ -32,10 +32,14 @@ def _p_value(exceeding: int, n_samples: int, observed: float) -> float:
 def one_sided_p_values(permuted: np.ndarray, observed: float, tolerance: float = 1e-12) -> tuple[float, float, int]:
     """(p for "observed > 0 by more than chance", p for "< 0", usable trials) from a permutation null
     of a difference, with the same (c + 1) / (N + 1) rule; trials where the statistic is undefined
-    (NaN) are not counted, and the count of those that are is returned."""
+    (NaN) are not counted, and the count of those that are is returned. An undefined observed
+    difference (a statistic undefined on the real data) has no p-value: NaN both ways, not the
+    smallest p there is."""
     permuted = np.asarray(permuted, dtype=np.float64)
     valid = permuted[~np.isnan(permuted)]
     used = int(valid.size)
+    if np.isnan(observed):
+        return float("nan"), float("nan"), used
     above = (1 + int(np.sum(valid >= observed - tolerance))) / (1 + used)
     below = (1 + int(np.sum(valid <= observed + tolerance))) / (1 + used)
     return above, below, used
@@ -152,3 +156,37 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * float(p_values[i])))
         adjusted[i] = running
     return adjusted
+
+
+def pairwise_permutation_p_values(statistics: Sequence[CorpusStatistic], masks: np.ndarray) -> np.ndarray:
+    """(S × S) matrix: [i, j] is the one-sided p-value for "system i scores higher than system j" from the
+    paired permutation test; NaN on the diagonal.
+
+    Every statistic covers the same entries in the same order (one row per entry). Trial t swaps the two
+    systems' rows of the entries where masks[t] is true and recomputes both corpus scores with the
+    statistic's own formula, so corpus chrF++ is tested as corpus chrF++ (for a mean the rows are
+    [value, 1]). All pairs share the masks, as in mt-metrics-eval's `compute_pairwise_p_values`
+    (Thompson et al. 2024), and p = (c + 1) / (N + 1) as everywhere in this package."""
+    masks = np.asarray(masks, dtype=np.float64)
+    size = len(statistics)
+    p_values = np.full((size, size), np.nan)
+    totals = [s.rows.sum(axis=0) for s in statistics]
+    for i in range(size):
+        for j in range(i + 1, size):
+            first, second = statistics[i], statistics[j]
+            moved = masks @ (np.asarray(first.rows, dtype=np.float64) - np.asarray(second.rows, dtype=np.float64))
+            null = first.formula(totals[i] - moved) - second.formula(totals[j] + moved)
+            observed = float(first.formula(totals[i]) - second.formula(totals[j]))
+            p_values[i, j], p_values[j, i], _ = one_sided_p_values(null, observed)
+    return p_values
+
+
+def soft_pairwise_accuracy(human_p: np.ndarray, metric_p: np.ndarray) -> float:
+    """SPA (Thompson et al. 2024, WMT24's system-level statistic): 1 − mean over system pairs i < j of
+    |p_human(i > j) − p_metric(i > j)|. A metric earns full credit for a pair only when it is as sure
+    (or as unsure) that i beats j as the raters are, so a pair the raters cannot separate costs a
+    metric that separates it confidently, which plain pairwise accuracy ignores."""
+    upper = np.triu_indices(len(human_p), 1)
+    if not len(upper[0]):
+        return float("nan")
+    return float(1.0 - np.mean(np.abs(np.asarray(human_p)[upper] - np.asarray(metric_p)[upper])))

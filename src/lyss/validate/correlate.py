@@ -1,25 +1,36 @@
 """Agreement between automatic metrics and human scores, with bootstrap intervals and paired tests.
 
 Two levels, as in the WMT metrics tasks: segment level (every scored (system, item) row, or the
-per-item average with grouping) and system level (one mean per system). Intervals resample items
-(rows when there is no item column), so all systems of an item stay together; the significance test
-is the paired permutation test PERM-BOTH of Deutsch et al. (2021) as used in WMT: z-score both
-metrics, swap their scores on a random half of the rows, and see how often the swapped difference
-is at least as large as the observed one.
+per-item average with grouping) and system level (one score per system). A system's score is the
+statistic the leaderboard shows: the metric's corpus formula over the system's rows when the data
+carry it (`ScoreData.corpus`: corpus chrF++ from summed sufficient statistics, the card's composite),
+the mean of its rows otherwise. Intervals resample items (rows when there is no item column), so all
+systems of an item stay together. Beside Pearson the system level reports soft pairwise accuracy
+(SPA, WMT24's official system-level statistic, lyss.stats.soft_pairwise_accuracy).
+
+The significance test is the paired permutation test PERM-BOTH of Deutsch et al. (2021) as used in
+WMT: z-score both metrics, swap their scores on a random half of the units, and see how often the
+swapped difference is at least as large as the observed one. The units are the rows at segment level
+and the systems at system level (mt-metrics-eval's `PermutationSigDiff` on system-level scores): a
+corpus score is not a sum of per-row values that could be swapped between two metrics.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
 from lyss.errors import InputError
+from lyss.metrics.base import ratio_of_sums
 from lyss.stats import (
+    CorpusStatistic,
     chunk_slices,
     count_matrix,
     one_sided_p_values,
+    pairwise_permutation_p_values,
     percentile_interval,
     rows_per_chunk,
+    soft_pairwise_accuracy,
     swap_mask_matrix,
 )
 from lyss.validate.stats import (
@@ -37,7 +48,7 @@ STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 SORTING_ABOVE_ROWS = 1500
 CORRELATION_COLUMNS = ["level", "metric", "n", "grouping", "epsilon"] + [
     f"{stat}{suffix}" for stat in STATISTICS for suffix in ("", "_lo", "_hi")
-]
+] + ["soft_pairwise_accuracy", "spa_items"]
 SIGNIFICANCE_COLUMNS = ["level", "statistic", "metric_a", "metric_b", "delta", "p_value", "permutations"]
 
 
@@ -49,6 +60,18 @@ class ScoreData:
     systems: list[str] | None
     items: list[str] | None
     item_col: str | None
+    # metric → its corpus statistic over these rows (rows aligned with `human`); metrics without one are
+    # the mean of their rows at system level.
+    corpus: dict[str, CorpusStatistic] = field(default_factory=dict)
+    # Metrics where lower is better: SPA asks "does the metric rank i above j", so they enter negated.
+    lower: frozenset = frozenset()
+
+    def statistic(self, name: str) -> CorpusStatistic:
+        """The system-level statistic of a metric: its corpus statistic, else the mean of its rows."""
+        if name in self.corpus:
+            return self.corpus[name]
+        values = np.asarray(self.metrics[name], dtype=float)
+        return CorpusStatistic(np.column_stack([values, np.ones(len(values))]), ratio_of_sums)
 
 
 @dataclass(frozen=True)
@@ -175,25 +198,46 @@ class SegmentLevel:
 
 
 class SystemLevel:
-    """System level: per-system means of the (resampled) rows, then the statistics over systems.
+    """System level: one score per system from its (resampled) rows, then the statistics over systems.
 
-    Pairwise accuracy here is plain sign agreement between system pairs (no tie calibration)."""
+    A metric given as a CorpusStatistic is scored with its own corpus formula over each system's rows; a
+    plain array by the mean of its rows. Pairwise accuracy here is plain sign agreement between system
+    pairs (no tie calibration)."""
 
     name = "system"
 
     def __init__(self, data: ScoreData, options: CorrelationOptions):
         self.wanted = options.statistics
-        names, self.system_of_row = np.unique(np.asarray(data.systems), return_inverse=True)
-        self.onehot = np.eye(len(names))[self.system_of_row]
+        self.names, self.system_of_row = np.unique(np.asarray(data.systems), return_inverse=True)
+        self.onehot = np.eye(len(self.names))[self.system_of_row]
+        self.rows_of_system = [np.flatnonzero(self.system_of_row == s) for s in range(len(self.names))]
         self.unit_of_row, self.units = _unit_index(data.items, len(data.human))
         self.human_rows = data.human
-        self.size = len(names)
+        self.size = len(self.names)
+        self.items = data.items
+        self.permutations, self.seed = options.permutations, options.seed
+        self._human_p = None
 
     def _means(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return ((weights * values) @ self.onehot) / (weights @ self.onehot)
 
-    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def corpus_scores(self, statistic: CorpusStatistic, counts: np.ndarray | None = None) -> np.ndarray:
+        """(resamples × systems) scores: the statistic's formula over each system's (weighted) rows."""
+        rows = np.asarray(statistic.rows, dtype=float)
+        weights = np.ones((1, len(rows))) if counts is None else counts[:, self.unit_of_row].astype(float)
+        out = np.empty((len(weights), self.size))
+        for s, index in enumerate(self.rows_of_system):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, s] = statistic.formula(weights[:, index] @ rows[index])
+        return out
+
+    def evaluate(self, metric, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        if isinstance(metric, CorpusStatistic):
+            weights = np.ones((1, len(self.human_rows))) if counts is None else counts[:, self.unit_of_row]
+            human = self._means(self.human_rows, weights)[:, None, :]
+            scores = self.corpus_scores(metric, counts)[:, None, :]
+            return _statistics(human, scores, None, None, False, self.wanted)
         metric = np.atleast_2d(metric)
         if counts is None:  # plain means: one matrix product, no per-row weights
             size = self.onehot.sum(axis=0)
@@ -207,6 +251,31 @@ class SystemLevel:
             human = self._means(self.human_rows, w)[:, None, :]
             parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False, self.wanted))
         return _join(parts)
+
+    def common_items(self) -> np.ndarray | None:
+        """(systems × items) row indices of the items every system has, in one order; None without items.
+        The paired tests behind SPA compare two systems on the same segments."""
+        if self.items is None:
+            return None
+        row_of = [dict(zip(np.asarray(self.items)[index], index, strict=True)) for index in self.rows_of_system]
+        shared = sorted(set.intersection(*(set(r) for r in row_of)))
+        return np.array([[r[item] for item in shared] for r in row_of], dtype=int).reshape(self.size, len(shared))
+
+    def soft_pairwise_accuracy(self, statistic: CorpusStatistic, lower: bool = False) -> tuple[float, int]:
+        """(SPA over the items every system has, how many items that is); NaN with fewer than 2 items.
+        Human and metric p-values come from the same swap masks, as in mt-metrics-eval."""
+        grid = self.common_items()
+        if grid is None or grid.shape[1] < 2 or self.size < 2:
+            return float("nan"), 0 if grid is None else grid.shape[1]
+        masks = swap_mask_matrix(grid.shape[1], self.permutations, [self.seed, 1])
+        if self._human_p is None:
+            human = [CorpusStatistic(np.column_stack([self.human_rows[g], np.ones(len(g))]), ratio_of_sums)
+                     for g in grid]
+            self._human_p = pairwise_permutation_p_values(human, masks)
+        formula = statistic.formula
+        oriented = (lambda sums: -formula(sums)) if lower else formula
+        metric = [CorpusStatistic(np.asarray(statistic.rows)[g], oriented) for g in grid]
+        return soft_pairwise_accuracy(self._human_p, pairwise_permutation_p_values(metric, masks)), grid.shape[1]
 
 
 def _join(parts: list[dict]) -> dict[str, np.ndarray]:
@@ -242,13 +311,15 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
     """One row per (level, metric): each statistic with its percentile bootstrap interval.
 
     The same resamples (one count matrix per level) serve every metric, so intervals of different
-    metrics are comparable."""
+    metrics are comparable. System rows add SPA (a point value: its p-values already carry the
+    uncertainty of each system pair)."""
     rows = []
     for level in levels:
         counts = count_matrix(level.units, options.resamples, options.seed)
         for name, values in data.metrics.items():
-            point = level.evaluate(values)
-            boot = level.evaluate(values, counts)
+            scored = data.statistic(name) if level.name == "system" else values
+            point = level.evaluate(scored)
+            boot = level.evaluate(scored, counts)
             row = {"level": level.name, "metric": name, "n": level.size}
             for stat in options.statistics:
                 low, high = percentile_interval(boot[stat], options.confidence)
@@ -256,6 +327,9 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
             if level.name == "segment":
                 row["grouping"] = "item" if options.group_by_item else "none"
                 row["epsilon"] = _epsilon(level, values) if "pairwise_accuracy" in options.statistics else None
+            else:
+                row["soft_pairwise_accuracy"], row["spa_items"] = level.soft_pairwise_accuracy(
+                    scored, name in data.lower)
             rows.append(row)
     return rows
 
@@ -279,16 +353,26 @@ def significance_table(data: ScoreData, levels: list, options: CorrelationOption
 
     Two rows per pair, one per direction: p_value is the one-sided p for "metric_a correlates
     better than metric_b", (1 + #permuted deltas >= observed) / (1 + permutations). The swap masks are
-    the project's one permutation draw (lyss.stats.swap_masks), pair k seeded [seed, k]."""
+    the project's one permutation draw (lyss.stats.swap_masks), pair k seeded [seed, k]. At system
+    level the swapped units are the systems' z-scored scores (see the module docstring)."""
     rows = []
     names = list(data.metrics)
     for level in levels:
+        system = level.name == "system"
+        if system:
+            human = (data.human @ level.onehot / level.onehot.sum(axis=0))[None, None, :]
+            scores = {m: level.corpus_scores(data.statistic(m))[0] for m in names}
+
+            def evaluate(values, human=human):
+                return _statistics(human, np.atleast_2d(values)[:, None, :], None, None, False, options.statistics)
+        else:
+            scores, evaluate = data.metrics, level.evaluate
         for k, (a, b) in enumerate(combinations(names, 2)):
-            za, zb = _zscore(data.metrics[a]), _zscore(data.metrics[b])
+            za, zb = _zscore(scores[a]), _zscore(scores[b])
             swap = swap_mask_matrix(len(za), options.permutations, [options.seed, k])
-            first = level.evaluate(np.where(swap, zb, za))
-            second = level.evaluate(np.where(swap, za, zb))
-            observed_a, observed_b = level.evaluate(za), level.evaluate(zb)
+            first = evaluate(np.where(swap, zb, za))
+            second = evaluate(np.where(swap, za, zb))
+            observed_a, observed_b = evaluate(za), evaluate(zb)
             for stat in options.statistics:
                 delta = float(observed_a[stat][0] - observed_b[stat][0])
                 p_ab, p_ba, used = one_sided_p_values(first[stat] - second[stat], delta)

@@ -7,7 +7,10 @@ for (results/evidence/<dataset>/evidence.json, read by the run cards).
 
 Segment level is Kendall τ per item (the systems' translations of one source segment ranked against
 each other, then averaged over items), as in the WMT metrics task; system level correlates the
-per-system means. Every statistic keeps the metric's own sign; `direction` says which sign agrees.
+per-system means of the human scores with the statistic the leaderboard shows: each metric's corpus
+formula over the system's rated entries (corpus chrF++ from the summed sufficient statistics, not the
+mean of sentence chrF++) and the card's composite of those corpus values (§4.1). Every statistic keeps
+the metric's own sign; `direction` says which sign agrees.
 """
 
 from dataclasses import replace
@@ -15,10 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
+from lyss.aggregate.composite import composite
+from lyss.aggregate.confidence import corpus_statistic
 from lyss.errors import InputError
 from lyss.io import read_json, write_json_atomic
 from lyss.languages import load_cards
 from lyss.metrics.files import read_metric_result
+from lyss.stats import CorpusStatistic, joint
 from lyss.validate.composite_entries import entry_composite, profile_weights
 from lyss.validate.correlate import (
     CORRELATION_COLUMNS,
@@ -39,13 +45,51 @@ DATASET_COLUMNS = [*CORRELATION_COLUMNS, "kendall_items", "direction", "agrees"]
 SIGNIFICANCE_STATISTICS = ("kendall", "pearson")
 
 
-def per_entry_values(metric_paths) -> dict[str, dict[str, dict[str, float]]]:
-    """metric → method → entry id → value, from `results/metrics/<dataset>/<method>/<metric>.parquet`."""
-    values: dict[str, dict[str, dict[str, float]]] = {}
+def metric_results(metric_paths) -> dict[str, dict[str, tuple]]:
+    """metric → method → (MetricResult, entry ids), from `results/metrics/<dataset>/<method>/<metric>.parquet`."""
+    results: dict[str, dict[str, tuple]] = {}
     for path in map(Path, metric_paths):
         result, ids = read_metric_result(path)
-        values.setdefault(result.metric, {})[path.parent.name] = dict(zip(ids, result.values.tolist(), strict=True))
-    return values
+        results.setdefault(result.metric, {})[path.parent.name] = (result, ids)
+    return results
+
+
+def rated_statistics(results: dict[str, dict[str, tuple]], methods: list[str], ids: list[str]
+                     ) -> dict[str, CorpusStatistic]:
+    """metric → its corpus statistic on the rated rows: each rated (method, id) row carries that entry's
+    resampling rows (sufficient statistics for chrF++, BLEU, TER), so a system's corpus score over its
+    rated entries is the metric's declared formula over their sum, as the run card computes it over all
+    entries. A metric whose formula does not reproduce its corpus value for some method, or that lacks a
+    rated entry, is left out (its system level is then the mean of its per-entry values)."""
+    out = {}
+    for metric, by_method in results.items():
+        statistics = {m: corpus_statistic(result) for m, (result, _) in by_method.items()}
+        if any(statistics.get(m) is None for m in set(methods)):
+            continue
+        index = {m: {i: k for k, i in enumerate(entry_ids)} for m, (_, entry_ids) in by_method.items()}
+        if any(i not in index[m] for m, i in zip(methods, ids, strict=True)):
+            continue
+        rows = np.vstack([statistics[m].rows[index[m][i]] for m, i in zip(methods, ids, strict=True)])
+        out[metric] = CorpusStatistic(rows, next(iter(statistics.values())).formula)
+    return out
+
+
+def composite_statistic(statistics: dict[str, CorpusStatistic], weights: dict, normalisation: dict
+                        ) -> CorpusStatistic | None:
+    """The card's composite (§4.1) of the weighted metrics' corpus values, renormalised over the metrics
+    defined; None when no weighted metric has a corpus statistic."""
+    parts = {m: statistics[m] for m in weights if m in statistics}
+    if not parts:
+        return None
+    return joint(parts, lambda scores: composite(scores, weights, normalisation))
+
+
+def oriented_statistic(metric: str, statistic: CorpusStatistic) -> CorpusStatistic:
+    """Higher = better for every metric: lower-is-better formulas enter negated."""
+    if direction_of(metric) != "lower":
+        return statistic
+    formula = statistic.formula
+    return CorpusStatistic(statistic.rows, lambda sums: -formula(sums))
 
 
 def human_methods(human_csv) -> list[str]:
@@ -59,7 +103,10 @@ def join_human_scores(human_csv, metric_paths):
     table = read_csv(human_csv)
     methods, ids, human = table.strings("method"), table.strings("id"), table.numbers("human")
     annotators = table.numbers("annotators") if "annotators" in table.header else None
-    values = per_entry_values(metric_paths)
+    results = metric_results(metric_paths)
+    values = {metric: {method: dict(zip(ids, result.values.tolist(), strict=True))
+                       for method, (result, ids) in by_method.items()}
+              for metric, by_method in results.items()}
     known_methods = {m for by_method in values.values() for m in by_method}
     known_ids = {i for by_method in values.values() for by_id in by_method.values() for i in by_id}
     for method, entry_id, line in zip(methods, ids, table.lines, strict=True):
@@ -70,7 +117,8 @@ def join_human_scores(human_csv, metric_paths):
             raise InputError(table.path, f"unknown entry id {entry_id!r}", line=line, field="id")
     columns = {metric: np.array([by_method.get(m, {}).get(i, np.nan) for m, i in zip(methods, ids, strict=True)])
                for metric, by_method in sorted(values.items())}
-    return ScoreData(table.path, human, {}, methods, ids, "id"), columns, annotators
+    data = ScoreData(table.path, human, {}, methods, ids, "id", corpus=rated_statistics(results, methods, ids))
+    return data, columns, annotators
 
 
 def compared_metrics(columns: dict[str, np.ndarray], weights: dict | None, normalisation: dict):
@@ -136,6 +184,12 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
     if not compared:
         raise InputError(data.path, "no metric has per-entry values for every rated row")
     data.metrics = compared
+    data.corpus = {m: st for m, st in data.corpus.items() if m in compared}
+    if weights is not None and COMPOSITE in compared:
+        card_composite = composite_statistic(data.corpus, weights, normalisation or {})
+        if card_composite is not None:
+            data.corpus[COMPOSITE] = card_composite
+    data.lower = frozenset(m for m in compared if direction_of(m) == "lower")
     options = CorrelationOptions(group_by_item=True, resamples=resamples, permutations=permutations, seed=seed)
     levels = levels_for(data, options)
     correlations = correlation_table(data, levels, options)
@@ -151,7 +205,8 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
     out_dir = Path(out_dir)
     write_csv(out_dir / "correlations.csv", DATASET_COLUMNS, correlations)
     oriented_data = ScoreData(data.path, data.human, {m: oriented(m, v) for m, v in compared.items()},
-                              data.systems, data.items, data.item_col)
+                              data.systems, data.items, data.item_col,
+                              corpus={m: oriented_statistic(m, st) for m, st in data.corpus.items()})
     # The permutation test covers the statistics evidence.json reports (Kendall, Pearson): with tie
     # calibration every permutation would need its own sort of all pairs.
     tested = replace(options, statistics=SIGNIFICANCE_STATISTICS)

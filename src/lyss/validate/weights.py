@@ -9,10 +9,18 @@ per item measures, and a system's mean follows from its segments. The weights ar
 to 1 (§4.4), which changes no ranking.
 
 Cross-validation: folds of whole systems (`by="system"`) or whole documents (`by="document"`); each
-fold is scored with weights fitted on the other folds only. Per fold: Kendall τ per item over the
-fold's rows (a system fold needs at least two systems). System Pearson is computed once over all
-systems from their held-out composite means. The spec composite and chrF++ alone are scored on the
-very same folds (they are not fitted, so this only makes the comparison like for like).
+fold is scored with weights fitted on the other folds only. Every statistic is computed within one
+fold and then averaged over folds: Kendall τ per item over the fold's rows, and system Pearson over
+the fold's systems. Pooling held-out composites across folds would correlate numbers made with
+different weights (a system's score would depend on which fold it fell in). A system fold therefore
+holds at least MIN_FOLD_SYSTEMS systems (fewer folds are made, with a warning; too few systems is an
+error), every fold needs an item rated for two systems, and document folds need every rated entry's
+provenance. The spec composite and chrF++ alone are scored on the very same folds (they are not
+fitted, so this only makes the comparison like for like).
+
+A weight says how much a metric moves the composite only together with how much the metric moves:
+`spread` is the standard deviation of its normalised per-entry values, and `influence` the share of
+weight × spread, so a near-constant signal with a large weight does not look important.
 """
 
 from dataclasses import dataclass
@@ -26,6 +34,12 @@ from lyss.validate.composite_entries import entry_composite
 from lyss.validate.stats import kendall_tau_b, nan_weighted_mean
 
 BASELINE_METRIC = "chrf_plus_plus"
+# Below 3 systems a Pearson correlation over systems is ±1 or undefined.
+MIN_FOLD_SYSTEMS = 3
+
+
+class FoldError(ValueError):
+    """The data cannot be split into folds that each measure something."""
 
 
 @dataclass
@@ -82,47 +96,87 @@ def item_kendall(human: np.ndarray, score: np.ndarray, items: np.ndarray) -> flo
 
 
 def system_pearson(human: np.ndarray, score: np.ndarray, systems: np.ndarray) -> float:
+    """Pearson over systems of the mean human score and mean composite of each system's rows (NaN with
+    fewer than MIN_FOLD_SYSTEMS systems or a constant side)."""
     names, index = np.unique(systems, return_inverse=True)
-    if len(names) < 3:
+    if len(names) < MIN_FOLD_SYSTEMS:
         return float("nan")
     counts = np.bincount(index)
-    return float(pearsonr(np.bincount(index, human) / counts, np.bincount(index, score) / counts)[0])
+    human_means, score_means = np.bincount(index, human) / counts, np.bincount(index, score) / counts
+    if np.ptp(human_means) == 0 or np.ptp(score_means) == 0:
+        return float("nan")
+    return float(pearsonr(human_means, score_means)[0])
 
 
-def folds_of(rows: RatedRows, by: str, n_folds: int, seed: int) -> list[np.ndarray]:
-    """Boolean masks of the held-out rows: whole systems or whole documents, shuffled with `seed` and
-    dealt round-robin into `n_folds` folds (fewer when there are fewer groups)."""
-    groups = rows.systems if by == "system" else rows.documents
+def metric_spread(rows: RatedRows, weights: dict[str, float]) -> dict[str, dict[str, float]]:
+    """metric → weight, spread (std of its normalised per-entry values) and influence (its share of
+    Σ weight × spread)."""
+    spread = {m: float(np.std(rows.features[m])) for m in weights if m in rows.features}
+    total = sum(weights[m] * spread[m] for m in spread)
+    return {m: {"weight": float(weights[m]), "spread": spread[m],
+                "influence": weights[m] * spread[m] / total if total > 0 else float("nan")} for m in spread}
+
+
+def folds_of(rows: RatedRows, by: str, n_folds: int, seed: int) -> tuple[list[np.ndarray], list[str]]:
+    """(boolean masks of the held-out rows, warnings): whole systems or whole documents, shuffled with
+    `seed` and dealt round-robin into folds. System folds hold at least MIN_FOLD_SYSTEMS systems each
+    (fewer folds than asked, with a warning); FoldError when even two such folds cannot be made, when a
+    rated entry has no document, or when a fold has no item rated for two systems."""
+    warnings = []
+    if by == "document":
+        missing = int(np.sum(rows.documents == ""))
+        if missing:
+            raise FoldError(f"--by document needs the provenance (document) of every rated entry; "
+                            f"{missing} of {len(rows.documents)} rated rows have none")
+        groups = rows.documents
+    else:
+        groups = rows.systems
     names = np.unique(groups)
     names = names[np.random.default_rng(seed).permutation(len(names))]
-    n_folds = min(n_folds, len(names))
-    return [np.isin(groups, names[k::n_folds]) for k in range(n_folds)]
+    usable = len(names) // MIN_FOLD_SYSTEMS if by == "system" else len(names)
+    if usable < 2:
+        need = f"{2 * MIN_FOLD_SYSTEMS} systems" if by == "system" else "2 documents"
+        raise FoldError(f"cross-validation by {by} needs at least {need} (two held-out folds"
+                        f"{f' of {MIN_FOLD_SYSTEMS} systems' if by == 'system' else ''}); the data have {len(names)}")
+    if n_folds > usable:
+        if by == "system":
+            warnings.append(f"{n_folds} folds would leave fewer than {MIN_FOLD_SYSTEMS} of the {len(names)} "
+                            f"systems in a fold; using {usable} folds")
+        n_folds = usable
+    folds = [np.isin(groups, names[k::n_folds]) for k in range(n_folds)]
+    for k, test in enumerate(folds):
+        _, per_item = np.unique(rows.items[test], return_counts=True)
+        if not np.any(per_item >= 2):
+            raise FoldError(f"fold {k} has no item rated for two systems: Kendall per item is undefined there")
+    return folds, warnings
 
 
 def cross_validate(rows: RatedRows, spec_weights: dict, by: str, n_folds: int, seed: int) -> dict:
-    """Held-out agreement of the spec composite, the fitted composite and chrF++ alone."""
-    contenders = {"spec_composite": [], "fitted_composite": [], BASELINE_METRIC: []}
-    held_out = {name: np.full(len(rows.human), np.nan) for name in contenders}
+    """Held-out agreement of the spec composite, the fitted composite and chrF++ alone, per fold and
+    averaged over folds (segment Kendall weighted by the fold's items, system Pearson unweighted)."""
+    contenders = ("spec_composite", "fitted_composite", BASELINE_METRIC)
     # rows.features are already on the normalised 0–1 scale (rated_rows): no metric is normalised again.
     as_is = dict.fromkeys(rows.features, "identity")
     spec = entry_composite(rows.features, spec_weights, as_is)
+    folds, warnings = folds_of(rows, by, n_folds, seed)
     fold_rows = []
-    for k, test in enumerate(folds_of(rows, by, n_folds, seed)):
+    for k, test in enumerate(folds):
         fitted = fit_weights(rows, ~test)
         scores = {"spec_composite": spec, "fitted_composite": entry_composite(rows.features, fitted, as_is),
                   BASELINE_METRIC: rows.features[BASELINE_METRIC]}
         row = {"fold": k, "rows": int(test.sum()), "systems": len(set(rows.systems[test])),
                "items": len(set(rows.items[test])), "weights": fitted}
-        for name, score in scores.items():
-            held_out[name][test] = score[test]
-            tau = item_kendall(rows.human[test], score[test], rows.items[test])
-            contenders[name].append((tau, len(set(rows.items[test]))))
-            row[f"{name}_segment_kendall"] = tau
+        for name in contenders:
+            score = scores[name][test]
+            row[f"{name}_segment_kendall"] = item_kendall(rows.human[test], score, rows.items[test])
+            row[f"{name}_system_pearson"] = system_pearson(rows.human[test], score, rows.systems[test])
         fold_rows.append(row)
+    sizes = np.array([r["items"] for r in fold_rows], dtype=float)
     summary = {}
-    for name, per_fold in contenders.items():
-        taus = np.array([t for t, _ in per_fold])
-        sizes = np.array([n for _, n in per_fold], dtype=float)
+    for name in contenders:
+        taus = np.array([r[f"{name}_segment_kendall"] for r in fold_rows])
+        pearsons = np.array([r[f"{name}_system_pearson"] for r in fold_rows])
         summary[name] = {"segment_kendall": float(nan_weighted_mean(taus, sizes)),
-                         "system_pearson": system_pearson(rows.human, held_out[name], rows.systems)}
-    return {"by": by, "folds": fold_rows, "summary": summary}
+                         "system_pearson": float(nan_weighted_mean(pearsons)),
+                         "system_pearson_folds": int(np.sum(~np.isnan(pearsons)))}
+    return {"by": by, "folds": fold_rows, "summary": summary, "warnings": warnings}

@@ -22,7 +22,8 @@ def register(subparsers) -> None:
         "correlate",
         help="segment- and system-level correlation of metrics with human scores",
         description="Pearson, Spearman, Kendall tau-b and pairwise accuracy of each metric against the "
-        "human column, with bootstrap intervals and paired permutation tests (see docs/validation.md).",
+        "human column, with bootstrap intervals and paired permutation tests, and soft pairwise accuracy "
+        "(SPA) at system level (see docs/validation.md). The system score is the mean of a column.",
     )
     parser.add_argument("scores", type=Path, help="CSV with one row per scored (system, item)")
     parser.add_argument("--human", required=True, help="column with the human score")
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return usage_error("correlate", "--lower-is-better names columns not in --metrics: "
                            + ", ".join(sorted(unknown)))
     directions = {m: "lower" if m in lower else direction_of(m) for m in metrics}
+    data.lower = frozenset(m for m in metrics if directions[m] == "lower")  # SPA asks "ranked above?"
     levels = levels_for(data, options)
     correlations = correlation_table(data, levels, options)
     for row in correlations:
