@@ -148,7 +148,7 @@ def test_unloadable_embedder_is_unavailable():
 class FixedSemantic:
     """A language-specific semantic plugin (as a card's evalMetrics would declare for crk)."""
 
-    id = "semantic_score"
+    id, direction, ideal = "semantic_score", "higher", 1.0  # the metric contract (lyss.metrics.base)
 
     def score(self, data):
         raise NotImplementedError
