@@ -1,6 +1,7 @@
 """code_switching_rate and hallucination_rate: golden values on hand-built cases.
 
-Word-list decisions quote wordfreq 3.1 Zipf frequencies (English / Spanish); a word is a switch at
+Word-list decisions (the fallback where lingua knows a language not, forced here with
+`language_identifier: none`) quote wordfreq 3.1 Zipf frequencies (English / Spanish); a word is a switch at
 Zipf_en ≥ 3 and Zipf_en − Zipf_es ≥ 1 (unless the target analyzer knows it).
 """
 
@@ -19,15 +20,19 @@ from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
 ENGLISH = {"code": "eng", "scripts": ["Latn"]}
 SPANISH = {"code": "spa", "scripts": ["Latn"]}  # no analyzer: word lists only
 RUSSIAN = {"code": "rus", "scripts": ["Cyrl"]}
-NO_EMBEDDING = {"min_alignment_cosine": -1.0}  # every sentence aligns: only the token rules act
+# Every sentence aligns, and every sentence counts as weakly aligned for names: only the token rules act.
+NO_EMBEDDING = {"min_alignment_cosine": -1.0, "name_alignment_cosine": 1.0}
+WORD_LISTS = {"language_identifier": "none"}  # code_switching_rate's fallback rules
 
 
 def run(metric, rows, source_card=ENGLISH, target_card=SPANISH, options=None, pair=("eng", "spa")):
-    """rows: (source, reference, prediction)."""
+    """rows: (source, reference, prediction). code_switching_rate runs its word-list rules unless `options`
+    says otherwise."""
     entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r, _) in enumerate(rows)]
     predictions = [p for *_, p in rows]
-    return metric().score(ScoringInput(entries, predictions, predictions, *pair, source_card, target_card,
-                                       options or {}))
+    if options is None:
+        options = WORD_LISTS if metric is CodeSwitchingRate else {}
+    return metric().score(ScoringInput(entries, predictions, predictions, *pair, source_card, target_card, options))
 
 
 def test_code_switching_golden_rate_over_words():

@@ -1,0 +1,64 @@
+"""Offline language identification for code_switching_rate: which words of an output a real language
+identifier assigns to the source language.
+
+lingua-language-detector (PyPI, Apache-2.0) bundles n-gram models of 75 languages and no download is ever
+made. It reads a word in its context (`detect_multiple_languages_of`), so a Yoruba sentence with three
+English words spliced in gives an English span for just those words, where a word list would have to judge
+each word alone ("no", "hotel", "die" are words of several languages; Yoruba "ore", friend, is English
+"ore" to a word list). Only the pair's two languages are
+loaded (`LanguageDetectorBuilder.from_languages`), so the question asked is the one the metric has ("source
+or target?") and loading costs two models, not 75. Detectors are built on first use and kept for the process:
+`lyss score` and every rule job pay for a pair once.
+
+A pair that lingua does not cover (Hausa, Amharic, Northern Sami, Cree…) has no identifier here, and the
+metric keeps its word-list rules (`lyss.metrics.behavioural.CodeSwitchingRate`).
+"""
+
+import functools
+from importlib import metadata
+
+PACKAGE = "lingua-language-detector"
+
+
+@functools.lru_cache(maxsize=1)
+def identifier_version() -> str | None:
+    """`lingua-language-detector <version>`, or None when the package is not installed."""
+    try:
+        return f"{PACKAGE} {metadata.version(PACKAGE)}"
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def lingua_language(code: str):
+    """lingua's Language for an ISO 639-3 code, or None when lingua has no model for it."""
+    from lingua import IsoCode639_3, Language
+
+    try:
+        return Language.from_iso_code_639_3(IsoCode639_3.from_str(code))
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def pair_detector(source: str, target: str):
+    """A detector that tells `source` from `target` (ISO 639-3), or None when lingua is not installed or
+    knows one of them not. Built once per process and pair."""
+    if identifier_version() is None or source == target:
+        return None
+    languages = (lingua_language(source), lingua_language(target))
+    if None in languages:
+        return None
+    from lingua import LanguageDetectorBuilder
+
+    return LanguageDetectorBuilder.from_languages(*languages).build()
+
+
+def source_words(detector, source: str, text: str, tokenise) -> set[str]:
+    """Casefolded words of `text` that the detector gives the source language twice: in context (inside a
+    span that `detect_multiple_languages_of` assigns to it) and alone (confidence above one half for the
+    source, of the pair). The second reading trims span edges: in "Ọmọ náà ń sùn very peacefully lónìí." the
+    English span also takes the Yoruba "lónìí", which alone is Yoruba. `tokenise` cuts a span into words."""
+    language = lingua_language(source)
+    in_spans = {w for r in detector.detect_multiple_languages_of(text) if r.language == language
+                for w in tokenise(text[r.start_index:r.end_index])}
+    return {w.casefold() for w in in_spans if detector.compute_language_confidence(w, language) > 0.5}
