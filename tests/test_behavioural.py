@@ -16,6 +16,7 @@ from lyss.languages import card_for
 from lyss.metrics import ScoringInput
 from lyss.metrics.analyzers import AnalyzerUnavailable, load_analyzer
 from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
+from lyss.metrics.langid import pair_detector
 
 ENGLISH = {"code": "eng", "scripts": ["Latn"]}
 SPANISH = {"code": "spa", "scripts": ["Latn"]}  # no analyzer: word lists only
@@ -213,3 +214,111 @@ def test_reference_as_output_scores_0_with_or_without_a_card(code, tmp_path):
     assert hallucination.corpus_value == 0.0 and hallucination.details["unaligned_sentences"] == 0
     if code == "qaa":
         assert switching.details["script_analysis"].startswith("off: the card of 'qaa' names no script")
+
+
+# -- code_switching_rate with a language identifier (lingua) ------------------------------------------------
+
+LINGUA = {"language_identifier": "lingua"}
+
+
+def lingua_run(rows, code, options=LINGUA):
+    return run(CodeSwitchingRate, rows, card_for("eng", "data/languages"), card_for(code, "data/languages"),
+               options=options, pair=("eng", code))
+
+
+def test_yoruba_words_that_look_english_to_a_word_list_are_yoruba_to_the_identifier():
+    # "I have a friend who lives in Lagos." No reference, so only the rules decide. English Zipf of the
+    # words (Yoruba has no wordfreq list): Mo 4.38, ore 4.1, kan 3.37, ó 3.12 ≥ 3 → four "switches" of 10
+    # for the word lists (ní 1.89, tí 1.29, ń 1.4, gbé 0; Èkó is a name); all ten are Yoruba.
+    row = [("I have a friend who lives in Lagos.", "", "Mo ní ore kan tí ó ń gbé ní Èkó.")]
+    assert lingua_run(row, "yor", WORD_LISTS).values == pytest.approx([0.4])
+    assert lingua_run(row, "yor").values == pytest.approx([0.0])
+
+
+def test_english_inserted_in_yoruba_is_flagged_and_span_edges_are_trimmed():
+    rows = [("I have a friend who lives in Lagos.", "", "Mo ní ore kan tí ó ń gbé ní Èkó every day."),
+            ("The child is sleeping.", "", "Ọmọ náà ń sùn very peacefully lónìí.")]
+    result = lingua_run(rows, "yor")
+    # every, day: 2 of 12; very, peacefully: 2 of 7 (lónìí, "today", is Yoruba even where lingua's English
+    # span runs on to the end of the sentence)
+    assert result.values == pytest.approx([2 / 12, 2 / 7])
+    assert result.columns["switched_words"] == ["every day", "very peacefully"]
+
+
+@pytest.mark.parametrize("code", ["fra", "tur", "vie", "swa", "zul", "yor"])
+def test_an_english_source_copied_is_all_english_to_the_identifier(code):
+    # The 10 words of SOURCE, all English (German is left out: "in" is a German word too)
+    assert lingua_run([(SOURCE, "", SOURCE)], code).values == pytest.approx([1.0])
+
+
+def test_identifier_and_its_version_are_recorded_and_the_word_lists_stay_the_fallback():
+    from importlib import metadata
+
+    version = f"lingua-language-detector {metadata.version('lingua-language-detector')}"
+    yoruba = lingua_run([("The child is sleeping.", "Ọmọ náà ń sùn.", "Ọmọ náà ń sùn.")], "yor")
+    assert yoruba.signature == f"langid:{version}"
+    assert yoruba.details["language_identifier"] == f"{version} (eng or yor)"
+    # lingua has no Hausa model: word lists; "the" (7.73) and "password" (4.06) are English → 2 of 3
+    hausa = lingua_run([("x", "", "Sannu the password")], "hau")
+    assert hausa.values == pytest.approx([2 / 3])
+    assert hausa.details["language_identifier"] == "none (lingua has no model for 'hau'): word lists decide"
+    assert hausa.signature.startswith("wordfreq:")
+
+
+def test_detectors_are_built_once_per_pair_and_process():
+    assert pair_detector("eng", "yor") is pair_detector("eng", "yor")
+    assert pair_detector("eng", "hau") is None and pair_detector("eng", "eng") is None
+
+
+# -- hallucination_rate: names as the target language writes them ------------------------------------------
+
+def test_german_nouns_and_paraphrases_are_not_invented_names_but_acronyms_can_be():
+    deu = card_for("deu", "data/languages")
+    assert deu["capitalises_nouns"] is True
+    rows = [  # correct paraphrases of the reference's nouns
+        ("The building is next to the meeting room.", "Das Haus steht neben dem Sitzungssaal.",
+         "Das Gebäude steht neben dem Besprechungsraum."),
+        ("My mother drives the car.", "Meine Mutter fährt das Auto.", "Meine Mama fährt den Wagen."),
+        # an acronym that neither the source nor the reference has: 1 of 5 units
+        ("The building belongs to the agency.", "Das Gebäude gehört der Behörde.", "Das Gebäude gehört der NASA."),
+    ]
+    result = run(HallucinationRate, rows, ENGLISH, deu, NO_EMBEDDING, ("eng", "deu"))
+    assert result.values == pytest.approx([0, 0, 1 / 5])
+    assert result.details["name_evidence"] == "acronyms (deu capitalises nouns)"
+    # without the card's fact every capital inside a sentence would be a name: Gebäude, Besprechungsraum
+    # (2 of 6), Mama, Wagen (2 of 5)
+    cldr_only = {k: v for k, v in deu.items() if k != "capitalises_nouns"}
+    assert run(HallucinationRate, rows, ENGLISH, cldr_only, NO_EMBEDDING, ("eng", "deu")).values == \
+        pytest.approx([2 / 6, 2 / 5, 1 / 5])
+
+
+def test_a_name_has_a_counterpart_in_its_forms_and_transliterations():
+    rus = card_for("rus", "data/languages")
+    source, reference = "Obama came to Moscow yesterday.", "Вчера он приехал в Москву."
+    rows = [(source, reference, "Вчера Обама приехал в Москву."),   # Обама ← Obama (transliterated)
+            (source, reference, "Вчера Путин приехал в Москву."),   # Путин has no counterpart: 1 of 5
+            (source, reference, "Вчера Trump приехал в Москву."),   # Latin in a Cyrillic target: 1 of 5
+            ("He met Obama.", "Он встретил Обаму.", "Он встретился с Обамой.")]  # an inflected form: 0
+    result = run(HallucinationRate, rows, ENGLISH, rus, NO_EMBEDDING, ("eng", "rus"))
+    assert result.values == pytest.approx([0, 1 / 5, 1 / 5, 0])
+    assert result.columns["flagged_units"] == ["", "Путин", "Trump", ""]
+
+
+def test_a_caseless_target_marks_names_only_by_latin_letters():
+    hin = card_for("hin", "data/languages")
+    rows = [("Obama came yesterday.", "कल वह आए।", "कल ओबामा आए।"),   # Devanagari: no case, no evidence
+            ("Obama came yesterday.", "कल वह आए।", "कल Trump आए।"),   # Latin, no counterpart: 1 of 3
+            ("Obama came yesterday.", "कल वह आए।", "कल Obama आए।")]   # Latin, in the source: 0
+    result = run(HallucinationRate, rows, ENGLISH, hin, NO_EMBEDDING, ("eng", "hin"))
+    assert result.values == pytest.approx([0, 1 / 3, 0])
+
+
+def test_an_unknown_name_counts_only_in_a_weakly_aligned_sentence():
+    source, reference = "The cat sleeps on the sofa.", "El gato duerme en el sofá."
+    prediction = "El gato de Pedro duerme en el sofá."  # 8 words; Pedro is in neither text
+    embedder = get_embedder()
+    cosine = float(cosine_matrix(embedder.embed([prediction]), embedder.embed([source, reference])).max())
+    row = [(source, reference, prediction)]
+    for name_threshold, expected in ((cosine - 0.01, 0.0), (cosine + 0.01, 1 / 8)):
+        options = {"min_alignment_cosine": -1.0, "name_alignment_cosine": name_threshold}
+        assert run(HallucinationRate, row, options=options).values == pytest.approx([expected])
