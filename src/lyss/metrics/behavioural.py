@@ -46,9 +46,15 @@ MIN_ALIGNMENT_COSINE = 0.83
 NAME_ALIGNMENT_COSINE = 0.9
 
 
+# A capital after a word's first letter: a name or acronym with a Bantu noun-class prefix (Zulu uJoe, UMartha,
+# e-UK, i-Instagram) or a name written so (McDonald, iPhone).
+PREFIXED_NAME = regex.compile(r"^\p{L}+-?\p{Lu}")
+
+
 def name_like(word: str, sentence_initial: bool) -> bool:
-    """Capitalised words inside a sentence and acronyms are taken for names, codes or titles."""
-    return (word[:1].isupper() and not sentence_initial) or (len(word) > 1 and word.isupper())
+    """Capitalised words inside a sentence, acronyms and prefixed names are taken for names, codes or titles."""
+    return ((word[:1].isupper() and not sentence_initial) or (len(word) > 1 and word.isupper())
+            or PREFIXED_NAME.match(word) is not None)
 
 
 def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
@@ -150,16 +156,20 @@ class CodeSwitchingRate:
         use_identifier = data.options.get("language_identifier", "lingua") == "lingua"
         detector = langid.pair_detector(data.source_lang, data.target_lang) if use_identifier else None
 
-        def source_evidence(word: str, copied: set[str], reference: set[str], identified: set[str]) -> bool:
+        def source_evidence(word: str, copied: set[str], reference: set[str], identified) -> bool:
             if word.casefold() in vocabulary or word.casefold() in reference:
                 return False
             if target_scripts:
                 scripts = script_of(word, source_scripts | target_scripts)
                 if not scripts & target_scripts:
                     return bool(scripts)  # only in source scripts; a third script is no source word
-            if detector is not None:
-                return word.casefold() in identified
             in_target = zipf_frequency(word, target_list) if target_list else 0.0
+            if detector is not None:
+                in_context, alone = identified
+                if word.casefold() not in alone:
+                    return False  # the word lists may not overrule the identifier's "target"
+                if word.casefold() in in_context:  # unless the target's list knows it as well ("hat", "man")
+                    return not source_list or zipf_frequency(word, source_list) >= in_target + margin
             if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
                 return True
             return word.casefold() in copied and in_target < min_zipf
@@ -175,7 +185,7 @@ class CodeSwitchingRate:
             reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
             found = words_with_position(prediction, data.target_card)
             identified = (langid.source_words(detector, data.source_lang, prediction, tokenise)
-                          if detector is not None and found else set())
+                          if detector is not None and found else (set(), set()))
             candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
                                 not in names and source_evidence(w, copied, reference, identified)], len(found)))
         suspects = {w for ws, _ in candidates for w in ws}

@@ -53,12 +53,14 @@ def pair_detector(source: str, target: str):
     return LanguageDetectorBuilder.from_languages(*languages).build()
 
 
-def source_words(detector, source: str, text: str, tokenise) -> set[str]:
-    """Casefolded words of `text` that the detector gives the source language twice: in context (inside a
-    span that `detect_multiple_languages_of` assigns to it) and alone (confidence above one half for the
-    source, of the pair). The second reading trims span edges: in "Ọmọ náà ń sùn very peacefully lónìí." the
-    English span also takes the Yoruba "lónìí", which alone is Yoruba. `tokenise` cuts a span into words."""
+def source_words(detector, source: str, text: str, tokenise) -> tuple[set[str], set[str]]:
+    """Casefolded words of `text` (cut by `tokenise`) that the detector gives the source language
+    (in context, alone): alone = confidence above one half for the source of the pair; in context = also
+    inside a span that `detect_multiple_languages_of` assigns to the source. Reading each word alone too
+    trims span edges: in "Ọmọ náà ń sùn very peacefully lónìí." the English span also takes the Yoruba
+    "lónìí", which alone is Yoruba."""
     language = lingua_language(source)
-    in_spans = {w for r in detector.detect_multiple_languages_of(text) if r.language == language
-                for w in tokenise(text[r.start_index:r.end_index])}
-    return {w.casefold() for w in in_spans if detector.compute_language_confidence(w, language) > 0.5}
+    alone = {w.casefold() for w in tokenise(text) if detector.compute_language_confidence(w, language) > 0.5}
+    spans = {w.casefold() for r in detector.detect_multiple_languages_of(text) if r.language == language
+             for w in tokenise(text[r.start_index:r.end_index])}
+    return spans & alone, alone
