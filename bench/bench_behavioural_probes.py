@@ -59,21 +59,39 @@ def paraphrased(text: str) -> str:
     return regex.sub(r"\b(" + "|".join(PARAPHRASES) + r")\b", lambda m: PARAPHRASES[m.group(1)], text)
 
 
-def spliced(entries: list[dict], seed: int = 18) -> tuple[list[str], int]:
-    """References with three consecutive source words inserted mid-line in every fourth line; the count of
-    inserted words."""
-    rng, out, inserted = random.Random(seed), [], 0
+def spliced(entries: list[dict], seed: int = 18) -> tuple[list[str], list[list[str]]]:
+    """References with three consecutive (lower-cased) source words inserted mid-line in every fourth line;
+    the inserted words of each line."""
+    rng, out, pieces = random.Random(seed), [], []
     for i, entry in enumerate(entries):
-        words = entry["reference"].split()
+        words, piece = entry["reference"].split(), []
         if i % 4 == 0 and len(entry["source"].split()) > 4:
             source = [w.strip(".,;:!?\"“”'()") for w in entry["source"].split()]
             start = rng.randrange(1, len(source) - 3)
             piece = [w.lower() for w in source[start:start + 3]]
             at = len(words) // 2
             words[at:at] = piece
-            inserted += len(piece)
         out.append(" ".join(words))
-    return out, inserted
+        pieces.append(piece)
+    return out, pieces
+
+
+def recall(result, pieces: list[list[str]]) -> float:
+    """Share of the spliced words that code_switching_rate lists among the entry's switched words."""
+    found = sum(sum(w in row.casefold().split() for w in piece)
+                for row, piece in zip(result.columns["switched_words"], pieces, strict=True))
+    return found / max(1, sum(map(len, pieces)))
+
+
+def switching_rows(metric, entries, pair, cards, embeddings) -> dict:
+    """code_switching_rate on the reference and the spliced reference judged without their reference (no
+    entry's reference to clear a word): what the evidence rules alone say of clean and of mixed text."""
+    blank = [dict(e, reference="") for e in entries]
+    refs = [e["reference"] for e in entries]
+    mixed, pieces = spliced(entries)
+    mixed_result = score(metric, blank, mixed, pair, cards, embeddings)
+    return {"reference, judged without a reference": summary(score(metric, blank, refs, pair, cards, embeddings)),
+            "spliced, judged without a reference": summary(mixed_result) | {"recall": recall(mixed_result, pieces)}}
 
 
 def score(metric, entries, predictions, pair, cards, embeddings, references=None):
@@ -148,9 +166,11 @@ def ted_rows(module, metric_name, entries, systems, humans, human_ref, cards, em
     rows["reference"] = summary(score(metric, entries, refs, pair, cards, embeddings))
     rows["copy of the source"] = summary(score(metric, entries, [e["source"] for e in entries], pair, cards,
                                                embeddings))
-    mixed, inserted = spliced(entries)
-    rows[f"reference + English spliced in 1/4 of lines ({inserted} words)"] = summary(
+    mixed, pieces = spliced(entries)
+    rows[f"reference + English spliced in 1/4 of lines ({sum(map(len, pieces))} words)"] = summary(
         score(metric, entries, mixed, pair, cards, embeddings))
+    if metric_name == "CodeSwitchingRate":
+        rows |= switching_rows(metric, entries, pair, cards, embeddings)
     return rows
 
 
@@ -164,14 +184,16 @@ def mafand_rows(module, metric_name, folder: Path, embeddings):
         entries = [{"id": str(i), "source": s, "reference": t} for i, (s, t) in pairs]
         cards, pair = (card_for("eng"), card_for(lang)), ("eng", lang)
         refs = [e["reference"] for e in entries]
-        mixed, inserted = spliced(entries)
+        mixed, pieces = spliced(entries)
         n_words = sum(len(r.split()) for r in mixed)
         for name, outputs in (("reference", refs), ("copy of the source", sources),
-                              (f"spliced (true share {inserted / n_words:.3f})", mixed),
+                              (f"spliced (true share {sum(map(len, pieces)) / n_words:.3f})", mixed),
                               ("shuffled", refs[1:] + refs[:1])):
             if metric_name == "CodeSwitchingRate" and name == "shuffled":
                 continue
             rows[f"{lang}: {name}"] = summary(score(metric, entries, outputs, pair, cards, embeddings))
+        if metric_name == "CodeSwitchingRate":
+            rows |= {f"{lang}: {k}": v for k, v in switching_rows(metric, entries, pair, cards, embeddings).items()}
     return rows
 
 
@@ -184,7 +206,9 @@ def save_cache(path: Path, embeddings) -> None:
 def fmt(row: dict | None) -> str:
     if row is None:
         return "—"
-    text = f"{row['rate']:.3f} / {row['flagged']:.2f}"
+    text = f"{row['rate']:.4f} / {row['flagged']:.3f}"
+    if "recall" in row:
+        text += f" / recall {row['recall']:.2f}"
     if "clean_flagged" in row:
         text += f" / {row['clean_flagged']:.2f} (base {row['clean_base']:.2f})"
     return text
