@@ -177,17 +177,18 @@ class CodeSwitchingRate:
         def tokenise(text: str) -> list[str]:
             return words(text, data.target_card)
 
+        texts = [p or "" for p in data.predictions]
+        identified = (langid.source_words(detector, data.source_lang, texts, tokenise) if detector is not None
+                      else [(set(), set())] * n)
         candidates = []
-        for entry, prediction in zip(data.entries, data.predictions, strict=True):
+        for entry, prediction, evidence in zip(data.entries, data.predictions, identified, strict=True):
             source_words = words_with_position(entry["source"], data.source_card)
             names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
             copied = {w.casefold() for w, _ in source_words} - names
             reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
             found = words_with_position(prediction, data.target_card)
-            identified = (langid.source_words(detector, data.source_lang, prediction, tokenise)
-                          if detector is not None and found else (set(), set()))
             candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
-                                not in names and source_evidence(w, copied, reference, identified)], len(found)))
+                                not in names and source_evidence(w, copied, reference, evidence)], len(found)))
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
