@@ -156,7 +156,13 @@ class CodeSwitchingRate:
         use_identifier = data.options.get("language_identifier", "lingua") == "lingua"
         detector = langid.pair_detector(data.source_lang, data.target_lang) if use_identifier else None
 
-        def source_evidence(word: str, copied: set[str], reference: set[str], identified) -> bool:
+        def word_lists(word: str, copied: set[str], in_target: float) -> bool:
+            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
+                return True
+            return word.casefold() in copied and in_target < min_zipf
+
+        def decision(word: str, copied: set[str], reference: set[str]) -> bool | None:
+            """Is `word` a source-language word? None: lingua's reading in context decides (see the class doc)."""
             if word.casefold() in vocabulary or word.casefold() in reference:
                 return False
             if target_scripts:
@@ -164,31 +170,33 @@ class CodeSwitchingRate:
                 if not scripts & target_scripts:
                     return bool(scripts)  # only in source scripts; a third script is no source word
             in_target = zipf_frequency(word, target_list) if target_list else 0.0
-            if detector is not None:
-                in_context, alone = identified
-                if word.casefold() not in alone:
-                    return False  # the word lists may not overrule the identifier's "target"
-                if word.casefold() in in_context:  # unless the target's list knows it as well ("hat", "man")
-                    return not source_list or zipf_frequency(word, source_list) >= in_target + margin
-            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
-                return True
-            return word.casefold() in copied and in_target < min_zipf
+            lists_say = word_lists(word, copied, in_target)
+            if detector is None:
+                return lists_say
+            if word not in alone:
+                return False  # the word lists may not overrule the identifier's "target"
+            # in a source span it is a switch unless the target's list knows it as well ("hat", "man")
+            context_says = not source_list or zipf_frequency(word, source_list) >= in_target + margin
+            return lists_say if context_says == lists_say else None
 
-        def tokenise(text: str) -> list[str]:
-            return words(text, data.target_card)
-
-        texts = [p or "" for p in data.predictions]
-        identified = (langid.source_words(detector, data.source_lang, texts, tokenise) if detector is not None
-                      else [(set(), set())] * n)
-        candidates = []
-        for entry, prediction, evidence in zip(data.entries, data.predictions, identified, strict=True):
+        found = [words_with_position(p, data.target_card) for p in data.predictions]
+        alone = (langid.alone_source_words(detector, data.source_lang, {w for row in found for w, _ in row})
+                 if detector is not None else set())
+        decided = []
+        for entry, row in zip(data.entries, found, strict=True):
             source_words = words_with_position(entry["source"], data.source_card)
             names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
             copied = {w.casefold() for w, _ in source_words} - names
             reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
-            found = words_with_position(prediction, data.target_card)
-            candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
-                                not in names and source_evidence(w, copied, reference, evidence)], len(found)))
+            decided.append([(w, decision(w, copied, reference)) for w, initial in row
+                            if not name_like(w, initial) and w.casefold() not in names])
+        # lingua's reading in context, only for the outputs where it changes a decision (spans are its cost)
+        pending = [i for i, row in enumerate(decided) if any(d is None for _, d in row)]
+        contexts = dict(zip(pending, langid.context_source_words(
+            detector, data.source_lang, [data.predictions[i] for i in pending],
+            lambda text: words(text, data.target_card)) if pending else [], strict=True))
+        candidates = [([w for w, d in row if d or (d is None and w.casefold() in contexts[i])], len(found[i]))
+                      for i, row in enumerate(decided)]
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],

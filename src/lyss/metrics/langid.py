@@ -53,22 +53,20 @@ def pair_detector(source: str, target: str):
     return LanguageDetectorBuilder.from_languages(*languages).build()
 
 
-def source_words(detector, source: str, texts: list[str], tokenise) -> list[tuple[set[str], set[str]]]:
-    """For each text, its casefolded words (cut by `tokenise`) that the detector gives the source language
-    (in context, alone): alone = confidence above one half for the source of the pair; in context = also
-    inside a span that `detect_multiple_languages_of` assigns to the source. Reading each word alone too
-    trims span edges: in "Ọmọ náà ń sùn very peacefully lónìí." the English span also takes the Yoruba
-    "lónìí", which alone is Yoruba. Each distinct word is read once, and all texts in one parallel call."""
+def alone_source_words(detector, source: str, words: set[str]) -> set[str]:
+    """The words that the detector, reading each alone, gives the source language with confidence above
+    one half (of the pair). One parallel call over the distinct words."""
+    ordered = sorted(words)
+    confidence = detector.compute_language_confidence_in_parallel(ordered, lingua_language(source))
+    return {w for w, c in zip(ordered, confidence, strict=True) if c > 0.5}
+
+
+def context_source_words(detector, source: str, texts: list[str], tokenise) -> list[set[str]]:
+    """For each text, the casefolded words (cut by `tokenise`) inside the spans that
+    `detect_multiple_languages_of` assigns to the source language. One parallel call over the texts.
+    Spans can run past a switch: in "Ọmọ náà ń sùn very peacefully lónìí." the English span also takes the
+    Yoruba "lónìí", which alone is Yoruba; the metric asks for both readings."""
     language = lingua_language(source)
-    tokens = [tokenise(text) for text in texts]
-    distinct = sorted({w for row in tokens for w in row})
-    confidence = dict(zip(distinct, detector.compute_language_confidence_in_parallel(distinct, language),
-                          strict=True))
-    out = []
-    for text, row, results in zip(texts, tokens, detector.detect_multiple_languages_in_parallel_of(texts),
-                                  strict=True):
-        alone = {w.casefold() for w in row if confidence[w] > 0.5}
-        spans = {w.casefold() for r in results if r.language == language
-                 for w in tokenise(text[r.start_index:r.end_index])}
-        out.append((spans & alone, alone))
-    return out
+    return [{w.casefold() for r in results if r.language == language
+             for w in tokenise(text[r.start_index:r.end_index])}
+            for text, results in zip(texts, detector.detect_multiple_languages_in_parallel_of(texts), strict=True)]
