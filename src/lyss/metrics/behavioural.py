@@ -119,10 +119,13 @@ class CodeSwitchingRate:
     A word is a switch when there is evidence that it belongs to the source language and none that it
     belongs to the target language:
       - source evidence: its letters are only in scripts of the source card and in none of the target
-        card; else, when lingua knows both languages (`lyss.metrics.langid`), lingua gives it the source
-        language in context and alone; else (the fallback) the source language's wordfreq list has it
-        (MIN_SOURCE_ZIPF) at least MIN_ZIPF_MARGIN more common than the target's list (0 when the target has
-        none), or the entry's own source contains it (a word copied through untranslated);
+        card; else the word lists: the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least
+        MIN_ZIPF_MARGIN more common than the target's list (0 when the target has none), or the entry's own
+        source contains it (a word copied through untranslated). Where lingua knows both languages
+        (`lyss.metrics.langid`), a word that lingua alone does not give the source language is the
+        target's whatever the lists say, and one that lingua gives the source language alone and in
+        context (a source-language span of the output) is a switch unless the target's list has it within
+        the margin; the word lists decide the rest;
       - target evidence (any one clears the word): the entry's reference uses it; the corpus's
         references use it about as often as its sources (`corpus_target_words`); the target card's FST
         analyzer accepts it; in the fallback, the target's wordfreq list has it within the margin.

@@ -1,5 +1,5 @@
-"""Offline language identification for code_switching_rate: which words of an output a real language
-identifier assigns to the source language.
+"""Offline language identification for the code-switching rate (lyss.metrics.behavioural): which words of
+an output a real language identifier assigns to the source language.
 
 lingua-language-detector (PyPI, Apache-2.0) bundles n-gram models of 75 languages and no download is ever
 made. It reads a word in its context (`detect_multiple_languages_of`), so a Yoruba sentence with three

@@ -1,5 +1,5 @@
-"""Invented names for hallucination_rate: which output words look like names in the target language's
-writing, and whether such a word has a counterpart in the source or the reference.
+"""Invented names for the hallucination rate (lyss.metrics.behavioural): which output words look like names
+in the target language's writing, and whether such a word has a counterpart in the source or the reference.
 
 Capitals mark names only where the orthography reserves them for names. German capitalises every noun, so a
 German noun that the reference words differently (Haus → Gebäude, Sitzung → Treffen) looked invented to the
