@@ -261,7 +261,7 @@ def test_identifier_and_its_version_are_recorded_and_the_word_lists_stay_the_fal
 
     version = f"lingua-language-detector {metadata.version('lingua-language-detector')}"
     yoruba = lingua_run([("The child is sleeping.", "Ọmọ náà ń sùn.", "Ọmọ náà ń sùn.")], "yor")
-    assert yoruba.signature == f"langid:{version}"
+    assert yoruba.signature == f"langid:{version}|wordfreq:{metadata.version('wordfreq')}|zipf:3|margin:1"
     assert yoruba.details["language_identifier"] == f"{version} (eng or yor)"
     # lingua has no Hausa model: word lists; "the" (7.73) and "password" (4.06) are English → 2 of 3
     hausa = lingua_run([("x", "", "Sannu the password")], "hau")

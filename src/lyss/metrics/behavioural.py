@@ -180,6 +180,8 @@ class CodeSwitchingRate:
                 return False  # the word lists may not overrule the identifier's "target"
             # in a source span it is a switch unless the target's list knows it as well ("hat", "man")
             context_says = not source_list or zipf_frequency(word, source_list) >= in_target + margin
+            # they differ only where the context says "switch" and the lists do not (the lists' test implies
+            # the context's), so None reads: a switch if lingua puts the word in a source-language span
             return lists_say if context_says == lists_say else None
 
         found = [words_with_position(p, data.target_card) for p in data.predictions]
@@ -209,16 +211,16 @@ class CodeSwitchingRate:
                       else f"none ({_no_identifier(data.source_lang, data.target_lang, use_identifier)}): "
                       "word lists decide")
         details = {"unit": "output words (lyss.text.words)", "language_identifier": identifier,
-                   "source_wordlist": f"wordfreq:{source_list}" if source_list and not detector else None,
-                   "target_wordlist": f"wordfreq:{target_list}" if target_list and not detector else None,
+                   "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
+                   "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
                    "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
                    "corpus_target_words": len(vocabulary),
                    "source_only_scripts": sorted(source_scripts - target_scripts) if target_scripts else None,
                    "script_analysis": "on" if target_scripts else
                    f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
-        signature = (f"langid:{langid.identifier_version()}" if detector is not None else
-                     f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
+        signature = ((f"langid:{langid.identifier_version()}|" if detector is not None else "")
+                     + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched}, signature=signature)
 
