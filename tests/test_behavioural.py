@@ -1,6 +1,7 @@
 """code_switching_rate and hallucination_rate: golden values on hand-built cases.
 
-Word-list decisions quote wordfreq 3.1 Zipf frequencies (English / Spanish); a word is a switch at
+Word-list decisions (the fallback where lingua knows a language not, forced here with
+`language_identifier: none`) quote wordfreq 3.1 Zipf frequencies (English / Spanish); a word is a switch at
 Zipf_en ≥ 3 and Zipf_en − Zipf_es ≥ 1 (unless the target analyzer knows it).
 """
 
@@ -15,19 +16,24 @@ from lyss.languages import card_for
 from lyss.metrics import ScoringInput
 from lyss.metrics.analyzers import AnalyzerUnavailable, load_analyzer
 from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
+from lyss.metrics.langid import pair_detector
 
 ENGLISH = {"code": "eng", "scripts": ["Latn"]}
 SPANISH = {"code": "spa", "scripts": ["Latn"]}  # no analyzer: word lists only
 RUSSIAN = {"code": "rus", "scripts": ["Cyrl"]}
-NO_EMBEDDING = {"min_alignment_cosine": -1.0}  # every sentence aligns: only the token rules act
+# Every sentence aligns, and every sentence counts as weakly aligned for names: only the token rules act.
+NO_EMBEDDING = {"min_alignment_cosine": -1.0, "name_alignment_cosine": 1.0}
+WORD_LISTS = {"language_identifier": "none"}  # code_switching_rate's fallback rules
 
 
 def run(metric, rows, source_card=ENGLISH, target_card=SPANISH, options=None, pair=("eng", "spa")):
-    """rows: (source, reference, prediction)."""
+    """rows: (source, reference, prediction). code_switching_rate runs its word-list rules unless `options`
+    says otherwise."""
     entries = [{"id": str(i), "source": s, "reference": r} for i, (s, r, _) in enumerate(rows)]
     predictions = [p for *_, p in rows]
-    return metric().score(ScoringInput(entries, predictions, predictions, *pair, source_card, target_card,
-                                       options or {}))
+    if options is None:
+        options = WORD_LISTS if metric is CodeSwitchingRate else {}
+    return metric().score(ScoringInput(entries, predictions, predictions, *pair, source_card, target_card, options))
 
 
 def test_code_switching_golden_rate_over_words():
@@ -208,3 +214,116 @@ def test_reference_as_output_scores_0_with_or_without_a_card(code, tmp_path):
     assert hallucination.corpus_value == 0.0 and hallucination.details["unaligned_sentences"] == 0
     if code == "qaa":
         assert switching.details["script_analysis"].startswith("off: the card of 'qaa' names no script")
+
+
+# -- code_switching_rate with a language identifier (lingua) ------------------------------------------------
+
+LINGUA = {"language_identifier": "lingua"}
+
+
+def lingua_run(rows, code, options=LINGUA):
+    return run(CodeSwitchingRate, rows, card_for("eng", "data/languages"), card_for(code, "data/languages"),
+               options=options, pair=("eng", code))
+
+
+def test_yoruba_words_that_look_english_to_a_word_list_are_yoruba_to_the_identifier():
+    # "I have a friend who lives in Lagos." No reference, so only the rules decide; all ten words are
+    # Yoruba. English Zipf of the words (Yoruba has no wordfreq list): Mo 4.38, ore 4.1, kan 3.37, ó 3.12 ≥ 3
+    # → four "switches" of 10 for the word lists (ní 1.89, tí 1.29, ń 1.4, gbé 0; Èkó is a name).
+    row = [("I have a friend who lives in Lagos.", "", "Mo ní ore kan tí ó ń gbé ní Èkó.")]
+    assert lingua_run(row, "yor", WORD_LISTS).values == pytest.approx([0.4])
+    # lingua reads the sentence as Yoruba; alone it gives English more than half only to "ore" (English
+    # "ore"), which the word list then calls English: 1 of 10, the error left where a word is both
+    result = lingua_run(row, "yor")
+    assert result.values == pytest.approx([0.1]) and result.columns["switched_words"] == ["ore"]
+
+
+def test_english_inserted_in_yoruba_is_flagged_and_span_edges_are_trimmed():
+    rows = [("I have a friend who lives in Lagos.", "", "Mo ní ore kan tí ó ń gbé ní Èkó every day."),
+            ("The child is sleeping.", "", "Ọmọ náà ń sùn very peacefully lónìí.")]
+    result = lingua_run(rows, "yor")
+    # every, day (and "ore", as above): 3 of 12; very, peacefully: 2 of 7 (lónìí, "today", is Yoruba even
+    # where lingua's English span runs on to the end of the sentence)
+    assert result.values == pytest.approx([3 / 12, 2 / 7])
+    assert result.columns["switched_words"] == ["ore every day", "very peacefully"]
+
+
+@pytest.mark.parametrize("code", ["fra", "tur", "vie", "swa", "zul", "yor"])
+def test_an_english_source_copied_is_all_english_to_the_identifier(code):
+    # The 10 words of SOURCE are English; a word the target's own list has within the margin stays the
+    # target's (Vietnamese "garden" 4.77/4.01, as for the word lists: COPY_RATE). German is left out: "in"
+    # is a German word too.
+    assert lingua_run([(SOURCE, "", SOURCE)], code).values == pytest.approx([COPY_RATE.get(code, 1.0)])
+
+
+def test_identifier_and_its_version_are_recorded_and_the_word_lists_stay_the_fallback():
+    from importlib import metadata
+
+    version = f"lingua-language-detector {metadata.version('lingua-language-detector')}"
+    yoruba = lingua_run([("The child is sleeping.", "Ọmọ náà ń sùn.", "Ọmọ náà ń sùn.")], "yor")
+    assert yoruba.signature == f"langid:{version}|wordfreq:{metadata.version('wordfreq')}|zipf:3|margin:1"
+    assert yoruba.details["language_identifier"] == f"{version} (eng or yor)"
+    # lingua has no Hausa model: word lists; "the" (7.73) and "password" (4.06) are English → 2 of 3
+    hausa = lingua_run([("x", "", "Sannu the password")], "hau")
+    assert hausa.values == pytest.approx([2 / 3])
+    assert hausa.details["language_identifier"] == "none (lingua has no model for 'hau'): word lists decide"
+    assert hausa.signature.startswith("wordfreq:")
+
+
+def test_detectors_are_built_once_per_pair_and_process():
+    assert pair_detector("eng", "yor") is pair_detector("eng", "yor")
+    assert pair_detector("eng", "hau") is None and pair_detector("eng", "eng") is None
+
+
+# -- hallucination_rate: names as the target language writes them ------------------------------------------
+
+def test_german_nouns_and_paraphrases_are_not_invented_names_but_acronyms_can_be():
+    deu = card_for("deu", "data/languages")
+    assert deu["capitalises_nouns"] is True
+    rows = [  # correct paraphrases of the reference's nouns
+        ("The building is next to the meeting room.", "Das Haus steht neben dem Sitzungssaal.",
+         "Das Gebäude steht neben dem Besprechungsraum."),
+        ("My mother drives the car.", "Meine Mutter fährt das Auto.", "Meine Mama fährt den Wagen."),
+        # an acronym that neither the source nor the reference has: 1 of 5 units
+        ("The building belongs to the agency.", "Das Gebäude gehört der Behörde.", "Das Gebäude gehört der NASA."),
+    ]
+    result = run(HallucinationRate, rows, ENGLISH, deu, NO_EMBEDDING, ("eng", "deu"))
+    assert result.values == pytest.approx([0, 0, 1 / 5])
+    assert result.details["name_evidence"] == "acronyms (deu capitalises nouns)"
+    # without the card's fact every capital inside a sentence would be a name: Gebäude, Besprechungsraum
+    # (2 of 6), Mama, Wagen (2 of 5)
+    cldr_only = {k: v for k, v in deu.items() if k != "capitalises_nouns"}
+    assert run(HallucinationRate, rows, ENGLISH, cldr_only, NO_EMBEDDING, ("eng", "deu")).values == \
+        pytest.approx([2 / 6, 2 / 5, 1 / 5])
+
+
+def test_a_name_has_a_counterpart_in_its_forms_and_transliterations():
+    rus = card_for("rus", "data/languages")
+    source, reference = "Obama came to Moscow yesterday.", "Вчера он приехал в Москву."
+    rows = [(source, reference, "Вчера Обама приехал в Москву."),   # Обама ← Obama (transliterated)
+            (source, reference, "Вчера Путин приехал в Москву."),   # Путин has no counterpart: 1 of 5
+            (source, reference, "Вчера Trump приехал в Москву."),   # Latin in a Cyrillic target: 1 of 5
+            ("He met Obama.", "Он встретил Обаму.", "Он встретился с Обамой.")]  # an inflected form: 0
+    result = run(HallucinationRate, rows, ENGLISH, rus, NO_EMBEDDING, ("eng", "rus"))
+    assert result.values == pytest.approx([0, 1 / 5, 1 / 5, 0])
+    assert result.columns["flagged_units"] == ["", "Путин", "Trump", ""]
+
+
+def test_a_caseless_target_marks_names_only_by_latin_letters():
+    hin = card_for("hin", "data/languages")
+    rows = [("Obama came yesterday.", "कल वह आए।", "कल ओबामा आए।"),   # Devanagari: no case, no evidence
+            ("Obama came yesterday.", "कल वह आए।", "कल Trump आए।"),   # Latin, no counterpart: 1 of 3
+            ("Obama came yesterday.", "कल वह आए।", "कल Obama आए।")]   # Latin, in the source: 0
+    result = run(HallucinationRate, rows, ENGLISH, hin, NO_EMBEDDING, ("eng", "hin"))
+    assert result.values == pytest.approx([0, 1 / 3, 0])
+
+
+def test_an_unknown_name_counts_only_in_a_weakly_aligned_sentence():
+    source, reference = "The cat sleeps on the sofa.", "El gato duerme en el sofá."
+    prediction = "El gato de Pedro duerme en el sofá."  # 8 words; Pedro is in neither text
+    embedder = get_embedder()
+    cosine = float(cosine_matrix(embedder.embed([prediction]), embedder.embed([source, reference])).max())
+    row = [(source, reference, prediction)]
+    for name_threshold, expected in ((cosine - 0.01, 0.0), (cosine + 0.01, 1 / 8)):
+        options = {"min_alignment_cosine": -1.0, "name_alignment_cosine": name_threshold}
+        assert run(HallucinationRate, row, options=options).values == pytest.approx([expected])

@@ -9,6 +9,7 @@ switch and no fabrication, and its emptiness is reported by the run card's `empt
 import functools
 import unicodedata
 from collections import Counter
+from importlib import metadata
 
 import numpy as np
 import pycountry
@@ -16,8 +17,10 @@ import regex
 
 from lyss.embed.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
+from lyss.metrics import langid
 from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.names import Counterparts, looks_like_name
 from lyss.metrics.rates import rate_result
 from lyss.text import NON_LINGUISTIC, has_content, sentences, words
 from lyss.translate.hooks import PLACEHOLDER
@@ -40,11 +43,18 @@ MIN_ZIPF_MARGIN = 1.0
 # (median 0.80); at 0.83, 0.4% of true sentences and 88% of unrelated ones fall below. The two ranges
 # overlap, so short idiomatic sentences can be flagged; other embedders need their own value.
 MIN_ALIGNMENT_COSINE = 0.83
+NAME_ALIGNMENT_COSINE = 0.9
+
+
+# A capital after a word's first letter: a name or acronym with a Bantu noun-class prefix (Zulu uJoe, UMartha,
+# e-UK, i-Instagram) or a name written so (McDonald, iPhone).
+PREFIXED_NAME = regex.compile(r"^\p{L}+-?\p{Lu}")
 
 
 def name_like(word: str, sentence_initial: bool) -> bool:
-    """Capitalised words inside a sentence and acronyms are taken for names, codes or titles."""
-    return (word[:1].isupper() and not sentence_initial) or (len(word) > 1 and word.isupper())
+    """Capitalised words inside a sentence, acronyms and prefixed names are taken for names, codes or titles."""
+    return ((word[:1].isupper() and not sentence_initial) or (len(word) > 1 and word.isupper())
+            or PREFIXED_NAME.match(word) is not None)
 
 
 def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
@@ -54,11 +64,6 @@ def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
         for piece in CLAUSE_START.split(NON_LINGUISTIC.sub(" ", sentence)):
             out.extend((w, i == 0) for i, w in enumerate(words(piece, card)))
     return out
-
-
-def proper_names(text: str, card: dict) -> set[str]:
-    """Casefolded words of `text` that look like names (see `name_like`)."""
-    return {w.casefold() for w, initial in words_with_position(text, card) if name_like(w, initial)}
 
 
 def wordfreq_language(code: str, card: dict) -> str | None:
@@ -114,12 +119,16 @@ class CodeSwitchingRate:
     A word is a switch when there is evidence that it belongs to the source language and none that it
     belongs to the target language:
       - source evidence: its letters are only in scripts of the source card and in none of the target
-        card; or the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least MIN_ZIPF_MARGIN
-        more common than the target's list (0 when the target has none); or the entry's own source
-        contains it (a word copied through untranslated, which needs no word list);
+        card; else the word lists: the source language's wordfreq list has it (MIN_SOURCE_ZIPF) at least
+        MIN_ZIPF_MARGIN more common than the target's list (0 when the target has none), or the entry's own
+        source contains it (a word copied through untranslated). Where lingua knows both languages
+        (`lyss.metrics.langid`), a word that lingua alone does not give the source language is the
+        target's whatever the lists say, and one that lingua gives the source language alone and in
+        context (a source-language span of the output) is a switch unless the target's list has it within
+        the margin; the word lists decide the rest;
       - target evidence (any one clears the word): the entry's reference uses it; the corpus's
-        references use it about as often as its sources (`corpus_target_words`); the target's wordfreq
-        list has it within the margin; the target card's FST analyzer accepts it.
+        references use it about as often as its sources (`corpus_target_words`); the target card's FST
+        analyzer accepts it; in the fallback, the target's wordfreq list has it within the margin.
     The reference itself therefore scores 0 by construction.
     Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
     itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`).
@@ -129,7 +138,8 @@ class CodeSwitchingRate:
 
     id = "code_switching_rate"
     options_schema = {"min_source_zipf": {"$ref": "#/$defs/non_negative"},
-                      "min_zipf_margin": {"$ref": "#/$defs/non_negative"}}
+                      "min_zipf_margin": {"$ref": "#/$defs/non_negative"},
+                      "language_identifier": {"enum": ["lingua", "none"]}}
     card_position = 12
     normalisation = "invert"
     corpus_rows = "stats"
@@ -146,8 +156,16 @@ class CodeSwitchingRate:
         min_zipf = float(data.options.get("min_source_zipf", MIN_SOURCE_ZIPF))
         margin = float(data.options.get("min_zipf_margin", MIN_ZIPF_MARGIN))
         vocabulary = corpus_target_words(data.entries, data.source_card, data.target_card, margin)
+        use_identifier = data.options.get("language_identifier", "lingua") == "lingua"
+        detector = langid.pair_detector(data.source_lang, data.target_lang) if use_identifier else None
 
-        def source_evidence(word: str, copied: set[str], reference: set[str]) -> bool:
+        def word_lists(word: str, copied: set[str], in_target: float) -> bool:
+            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
+                return True
+            return word.casefold() in copied and in_target < min_zipf
+
+        def decision(word: str, copied: set[str], reference: set[str]) -> bool | None:
+            """Is `word` a source-language word? None: lingua's reading in context decides (see the class doc)."""
             if word.casefold() in vocabulary or word.casefold() in reference:
                 return False
             if target_scripts:
@@ -155,24 +173,44 @@ class CodeSwitchingRate:
                 if not scripts & target_scripts:
                     return bool(scripts)  # only in source scripts; a third script is no source word
             in_target = zipf_frequency(word, target_list) if target_list else 0.0
-            if source_list and zipf_frequency(word, source_list) >= max(min_zipf, in_target + margin):
-                return True
-            return word.casefold() in copied and in_target < min_zipf
+            lists_say = word_lists(word, copied, in_target)
+            if detector is None:
+                return lists_say
+            if word not in alone:
+                return False  # the word lists may not overrule the identifier's "target"
+            # in a source span it is a switch unless the target's list knows it as well ("hat", "man")
+            context_says = not source_list or zipf_frequency(word, source_list) >= in_target + margin
+            # they differ only where the context says "switch" and the lists do not (the lists' test implies
+            # the context's), so None reads: a switch if lingua puts the word in a source-language span
+            return lists_say if context_says == lists_say else None
 
-        candidates = []
-        for entry, prediction in zip(data.entries, data.predictions, strict=True):
+        found = [words_with_position(p, data.target_card) for p in data.predictions]
+        alone = (langid.alone_source_words(detector, data.source_lang, {w for row in found for w, _ in row})
+                 if detector is not None else set())
+        decided = []
+        for entry, row in zip(data.entries, found, strict=True):
             source_words = words_with_position(entry["source"], data.source_card)
             names = {w.casefold() for w, initial in source_words if name_like(w, initial)}
             copied = {w.casefold() for w, _ in source_words} - names
             reference = {w.casefold() for w in words(entry.get("reference") or "", data.target_card)}
-            found = words_with_position(prediction, data.target_card)
-            candidates.append(([w for w, initial in found if not name_like(w, initial) and w.casefold()
-                                not in names and source_evidence(w, copied, reference)], len(found)))
+            decided.append([(w, decision(w, copied, reference)) for w, initial in row
+                            if not name_like(w, initial) and w.casefold() not in names])
+        # lingua's reading in context, only for the outputs where it changes a decision (spans are its cost)
+        pending = [i for i, row in enumerate(decided) if any(d is None for _, d in row)]
+        contexts = dict(zip(pending, langid.context_source_words(
+            detector, data.source_lang, [data.predictions[i] for i in pending],
+            lambda text: words(text, data.target_card)) if pending else [], strict=True))
+        candidates = [([w for w, d in row if d or (d is None and w.casefold() in contexts[i])], len(found[i]))
+                      for i, row in enumerate(decided)]
         suspects = {w for ws, _ in candidates for w in ws}
         target_words, analyzer_note = self._target_words(suspects, data.target_card)
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
                          dtype=float).reshape(n, 2)
-        details = {"unit": "output words (lyss.text.words)",
+        pair = f"{data.source_lang} or {data.target_lang}"
+        identifier = (f"{langid.identifier_version()} ({pair})" if detector is not None
+                      else f"none ({_no_identifier(data.source_lang, data.target_lang, use_identifier)}): "
+                      "word lists decide")
+        details = {"unit": "output words (lyss.text.words)", "language_identifier": identifier,
                    "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
                    "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
                    "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
@@ -181,8 +219,10 @@ class CodeSwitchingRate:
                    "script_analysis": "on" if target_scripts else
                    f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
+        signature = ((f"langid:{langid.identifier_version()}|" if detector is not None else "")
+                     + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
-                                   columns={"switched_words": switched})
+                                   columns={"switched_words": switched}, signature=signature)
 
     @staticmethod
     def _target_words(words_: set[str], target_card: dict) -> tuple[set[str], str]:
@@ -193,6 +233,16 @@ class CodeSwitchingRate:
             return set(), f"none ({err})"
         analysed = analyse_words(analyzer, sorted(words_), target_card.get("caseless", False))
         return {w for w, a in analysed.items() if a.accepted}, f"{analyzer.backend}:{analyzer.path}"
+
+
+def _no_identifier(source: str, target: str, asked: bool) -> str:
+    """Why code_switching_rate runs on word lists: switched off, not installed, or no model for a language."""
+    if not asked:
+        return "language_identifier: none"
+    if langid.identifier_version() is None:
+        return "lingua-language-detector is not installed"
+    missing = [code for code in (source, target) if langid.lingua_language(code) is None]
+    return f"lingua has no model for {', '.join(map(repr, missing))}" if missing else "same language"
 
 
 def zipf_frequency(word: str, wordlist: str) -> float:
@@ -243,20 +293,25 @@ class HallucinationRate:
       - a number whose digits appear in neither the source nor the reference (so "3,300,000" matches
         "3 300 000"; a number written in words in the source, "eight" → "8", is flagged unless the
         reference has the digits too);
-      - a name: a word capitalised inside its sentence, or an acronym, that is no word of the source or
-        the reference (case-insensitively);
+      - an invented name: a word that the target's writing marks as a name (`lyss.metrics.names`: an
+        acronym, Latin letters in a non-Latin target, a capital inside a sentence where the language does not
+        capitalise its nouns), that has no counterpart in the source or the reference (the same word, a form
+        or a transliteration of it), in a sentence whose alignment with them is weak (best cosine below
+        `name_alignment_cosine`): a capitalised word that the embedder finds in a faithful sentence is a
+        translated name or title, not an invention;
       - any unit of an output sentence that the embedder cannot align with the source or the reference: its
         best cosine with their sentences and with each whole text stays below `min_alignment_cosine`
         (option). The reference is an anchor because an embedder that knows the target language poorly
         cannot match it with the source (Northern Sami references got hallucination_rate 0.62 that way);
         against itself a reference aligns by construction, so the reference scores 0.
     Not detected: fabricated content words that keep the sentence close to the source in embedding space,
-    wrong but plausible word choices, omissions (they add nothing).
+    invented names in German (a capital tells nothing there), wrong but plausible word choices, omissions.
     """
 
     id = "hallucination_rate"
     options_schema = {"embedder": {"$ref": "#/$defs/embedder"},
-                      "min_alignment_cosine": {"type": "number", "minimum": -1, "maximum": 1}}
+                      "min_alignment_cosine": {"type": "number", "minimum": -1, "maximum": 1},
+                      "name_alignment_cosine": {"type": "number", "minimum": -1, "maximum": 1}}
     card_position = 13
     normalisation = "invert"
     corpus_rows = "stats"
@@ -273,52 +328,65 @@ class HallucinationRate:
         except ImportError as err:
             return MetricResult.unavailable(self.id, n, f"embedder cannot be loaded: {err}")
         threshold = float(data.options.get("min_alignment_cosine", MIN_ALIGNMENT_COSINE))
+        name_threshold = float(data.options.get("name_alignment_cosine", NAME_ALIGNMENT_COSINE))
         output_sentences = [sentences(p or "") for p in data.predictions]
         anchors = [alignment_anchors(e) for e in data.entries]
-        aligned = self._aligned(embedder, anchors, output_sentences, threshold)
+        alignment = self._best_cosines(embedder, anchors, output_sentences)
         stats = np.zeros((n, 2))
         flagged_units = []
         for i, entry in enumerate(data.entries):
-            known_words = {w.casefold() for text, card in ((entry["source"], data.source_card),
-                                                          (entry["reference"], data.target_card))
-                           for w in words(text, card)}
+            counterparts = Counterparts(words(entry["source"], data.source_card)
+                                        + words(entry["reference"], data.target_card))
             _, source_urls, source_numbers = _sentence_units(entry["source"])
             _, reference_urls, reference_numbers = _sentence_units(entry["reference"])
             allowed_urls = set(source_urls) | set(reference_urls)
             allowed_numbers = set(source_numbers) | set(reference_numbers)
             source_placeholders = set(PLACEHOLDER.findall(entry["source"]))
             flagged, total = [], 0
-            for sentence, ok in zip(output_sentences[i], aligned[i], strict=True):
+            for sentence, cosine in zip(output_sentences[i], alignment[i], strict=True):
                 placeholders, found_urls, numbers = _sentence_units(sentence)
+                weak = cosine < name_threshold
                 units = ([(p, p not in source_placeholders) for p in placeholders]
                          + [(u, u not in allowed_urls) for u in found_urls]
                          + [(d, d not in allowed_numbers) for d in numbers]
-                         + [(w, name_like(w, initial) and w.casefold() not in known_words)
+                         + [(w, weak and looks_like_name(w, initial, data.target_card) and w not in counterparts)
                             for w, initial in words_with_position(sentence, data.target_card)])
                 total += len(units)
-                flagged += [u for u, bad in units if bad or not ok]
+                flagged += [u for u, bad in units if bad or cosine < threshold]
             stats[i] = (len(flagged), total)
             flagged_units.append(" ".join(flagged))
         details = {"unit": "output words, numbers, placeholders, URLs", "embedder": embedder_name,
                    "alignment_anchors": "source and reference (whole and by sentence)",
-                   "min_alignment_cosine": threshold,
-                   "unaligned_sentences": int(sum(not ok for row in aligned for ok in row))}
+                   "min_alignment_cosine": threshold, "name_alignment_cosine": name_threshold,
+                   "name_evidence": name_evidence(data.target_card),
+                   "unaligned_sentences": int(sum(c < threshold for row in alignment for c in row))}
         return rate_or_unavailable(self.id, stats, "no output units", details=details,
                                    columns={"flagged_units": flagged_units})
 
     @staticmethod
-    def _aligned(embedder, anchors: list[list[str]], output_sentences: list[list[str]], threshold: float):
-        """For each output sentence: does it reach `threshold` against one of its entry's anchors (source
-        and reference, whole and by sentence)? Sentences without letters or digits pass."""
+    def _best_cosines(embedder, anchors: list[list[str]], output_sentences: list[list[str]]) -> list[list[float]]:
+        """For each output sentence, its best cosine with one of its entry's anchors (source and reference,
+        whole and by sentence); 1.0 for a sentence without letters or digits (nothing to align)."""
         to_embed = list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s)))
         if not to_embed:
-            return [[True] * len(row) for row in output_sentences]
+            return [[1.0] * len(row) for row in output_sentences]
         anchor_texts = list(dict.fromkeys(a for row in anchors for a in row))
         vectors = dict(zip(to_embed, embedder.embed(to_embed), strict=True))
         anchor_vectors = dict(zip(anchor_texts, embedder.embed(anchor_texts), strict=True))
         out = []
         for row, row_anchors in zip(output_sentences, anchors, strict=True):
             source_matrix = np.stack([anchor_vectors[a] for a in row_anchors])
-            out.append([s not in vectors or float(cosine_matrix(vectors[s][None, :], source_matrix).max())
-                        >= threshold for s in row])
+            out.append([float(cosine_matrix(vectors[s][None, :], source_matrix).max()) if s in vectors else 1.0
+                        for s in row])
         return out
+
+
+def name_evidence(card: dict) -> str:
+    """What marks a name in the target's writing (`lyss.metrics.names.looks_like_name`), for the details."""
+    scripts = card.get("scripts") or []
+    latin = ["Latin letters in a non-Latin target"] if scripts and "Latn" not in scripts else []
+    if card.get("caseless"):
+        return ", ".join(latin) or "none: caseless script"
+    capitals = ([] if card.get("capitalises_nouns") else ["capitals inside a sentence"])
+    note = "" if capitals else f" ({card.get('code', 'the target')} capitalises nouns)"
+    return ", ".join(["acronyms", *capitals, *latin]) + note
