@@ -146,3 +146,17 @@ def test_caseless_script_words_are_checked_as_written():
 def test_packaged_rule_set_is_loaded_by_name(crk):
     rules = load_ruleset(crk)
     assert set(rules["conventions"]["long_vowels"]) == {"circumflex", "macron"}
+
+
+def test_two_spellings_that_are_both_words_are_not_an_error_an_unaccented_misspelling_is():
+    """German konnten/könnten and schon/schön are words in their own right (wordfreq: as common as the
+    reference's form); "uber" for "über" is web text's misspelling (Zipf 4.1 against 6.4): 1 error in 4 words."""
+    from lyss.metrics.base import ScoringInput
+    from lyss.metrics.orthography import OrthographicAccuracy
+
+    entries = [{"id": "1", "source": "s", "reference": "Sie könnten schön über"}]
+    data = ScoringInput(entries=entries, predictions=["Sie konnten schon uber"], raw_predictions=[None],
+                        source_lang="eng", target_lang="deu", target_card={"script": "Latn"})
+    result = OrthographicAccuracy().score(data)
+    assert result.corpus_value == pytest.approx(3 / 4)
+    assert result.details["most_frequent_misspelt"] == {"uber": 1} or "uber" in str(result.details)

@@ -9,6 +9,11 @@ Three checks; a word is correct when none finds a problem:
   Yoruba "sugbon" for "ṣùgbọ́n", Sami "rahkistan" for "ráhkistan". Script-specific vowel signs and viramas
   (Devanagari, Gujarati…) are not diacritics and are never folded: folding them would merge distinct words.
   A word that matches no reference word in either form is not judged by this check (unknown is not wrong).
+  Two spellings can both be words ("konnten"/"könnten", "schon"/"schön", "esta"/"está"): where wordfreq has a
+  list for the language, a folded match is no error when the output's form is at least a tenth as frequent as
+  the reference's (Zipf ≥ the reference form's − 1). Web text also carries unaccented misspellings, so
+  frequency alone would not do: "uber" (Zipf 4.1) for "über" (6.4), "tambien" (5.0) for "también" (6.2) and
+  "eleve" (2.7) for "élève" (4.7) stay errors.
 - **Rule set** (cards that declare one). A card's `orthography` is either inline rules or
   `{ruleset: <name>}`, naming the packaged file `lyss/eval_standards/<name>/orthography.yaml`:
     - `letters`: every letter the orthography uses (lower case; words are case-folded before checking),
@@ -42,6 +47,7 @@ import yaml
 from lyss.errors import InputError
 from lyss.languages import card_schema, cldr_locale
 from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.behavioural import wordfreq_language
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
 
@@ -50,6 +56,8 @@ DIACRITICS = regex.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20
 OUTSIDE_ALPHABET = "letters outside the alphabet"
 OUTSIDE_EXEMPLARS = "letters outside the CLDR exemplar characters"
 DIACRITICS_DIFFER = "diacritics differ from the corpus spelling"
+# A folded match is a word in its own right when at least a tenth as frequent as the reference spelling (Zipf).
+ZIPF_MARGIN = 1.0
 
 
 def load_ruleset(card: dict) -> dict | None:
@@ -93,8 +101,9 @@ def exemplar_characters(code: str) -> frozenset[str] | None:
 class _Lexicon:
     """The corpus's reference words (case folded), and their spellings by folded form."""
 
-    def __init__(self, references: list[str], card: dict, canon: dict[str, str]):
+    def __init__(self, references: list[str], card: dict, canon: dict[str, str], wordlist: str | None = None):
         self.canon = str.maketrans(canon) if canon else None
+        self.wordlist = wordlist
         self.forms = {w.casefold() for r in references for w in words(r, card)}
         self.by_fold: dict[str, set[str]] = {}
         for form in self.forms:
@@ -108,9 +117,19 @@ class _Lexicon:
         if folded in self.forms:
             return []
         spellings = self.by_fold.get(fold_diacritics(folded), set())
-        if not spellings or self._key(folded) in spellings:
+        if not spellings or self._key(folded) in spellings or self._also_a_word(folded, spellings):
             return []
         return [f"{DIACRITICS_DIFFER}: {min(spellings)}"]
+
+    def _also_a_word(self, word: str, spellings: set[str]) -> bool:
+        """Whether `word` is a word of the language in its own right, as common as the spelling it folds to
+        within a factor of ten (see the module docstring)."""
+        if self.wordlist is None:
+            return False
+        import wordfreq
+
+        ours = wordfreq.zipf_frequency(word, self.wordlist)
+        return ours > 0 and ours >= max(wordfreq.zipf_frequency(s, self.wordlist) for s in spellings) - ZIPF_MARGIN
 
 
 class _Checker:
@@ -194,7 +213,8 @@ class OrthographicAccuracy:
             return MetricResult.unavailable(self.id, n, "no prediction contains a word", words=WORD_NOTE)
         rules = load_ruleset(card)
         checker = _Checker(rules, card) if rules else None
-        lexicon = _Lexicon(data.references, card, checker.canon if checker else {})
+        lexicon = _Lexicon(data.references, card, checker.canon if checker else {},
+                           wordfreq_language(data.target_lang, card))
         checks = {"corpus_spelling": f"{len(lexicon.forms)} reference word forms"}
         if checker:
             checks["rule_set"] = rules.get("name", "inline rules")
