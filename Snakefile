@@ -1,5 +1,11 @@
 # LYSS bench workflow: corpus prep → translation → per-metric scoring → aggregation → significance → report.
 # All settings come from params.yaml; targets are derived from it in rules/common.smk.
+from lyss.config import one_line_errors
+from lyss.settings import read_params_file
+
+# Snakemake's own reader says only "not valid JSON or YAML"; read first, a syntax error names file and line.
+with one_line_errors():
+    read_params_file("params.yaml")
 
 
 configfile: "params.yaml"

@@ -5,29 +5,30 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from lyss.codehash import code_hash, score_hash
-from lyss.config import check_params
+from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
 from lyss.prep import dataset_language_pair
 from lyss.prep.folders import corpus_files, expand_dataset_folders
 from lyss.translate.eligibility import select_methods
 
-# Each dataset folder's systems/ and human_scores.csv join the settings before they are checked.
-expand_dataset_folders(config)
-for warning in check_params(config):
-    print(f"lyss: warning: {warning}", file=sys.stderr)
-# check_params covers post-processing hooks too, before any job: a misspelt hook deletes nothing.
-
-DATASETS = list(config["datasets"])
 # The reference oracle (docs/oracle.md): every dataset gets a method that outputs its references, scored
 # like any method; aggregation checks each metric against it. Its name is reserved.
 ORACLE = "reference"
-if ORACLE in config["methods"]:
-    raise InputError(
-        "params.yaml",
-        "the method name 'reference' is reserved for the reference oracle",
-        field=f"methods.{ORACLE}",
-    )
+# Bad settings stop the load as one line, no stack frame (lyss.config.one_line_errors). check_params covers
+# post-processing hooks too, before any job: a misspelt hook deletes nothing.
+with one_line_errors():
+    # each dataset folder's systems/ and human_scores.csv join the settings before they are checked
+    expand_dataset_folders(config)
+    for warning in check_params(config):
+        print(f"lyss: warning: {warning}", file=sys.stderr)
+    if ORACLE in config["methods"]:
+        raise InputError(
+            "params.yaml",
+            "the method name 'reference' is reserved for the reference oracle",
+            field=f"methods.{ORACLE}",
+        )
 config["methods"][ORACLE] = {"kind": "reference"}
+DATASETS = list(config["datasets"])
 METRICS = list(config["metrics"])
 LANGUAGES_DIR = config.get("languages_dir", "data/languages")
 VALIDATION_PARTS = list(config.get("validation", {}))
@@ -95,10 +96,10 @@ def skipped_methods(dataset):
     return dict(method_selection(dataset).skipped)
 
 
-for (
-    _dataset
-) in DATASETS:  # configuration errors in method lists stop the run before any job
-    method_selection(_dataset)
+# Errors before work: the method lists, then every corpus, system output and human-scores file, read with the
+# checks of the stage that reads them, before the first job (also under `snakemake -n`).
+with one_line_errors():
+    check_inputs(config, dataset_methods)
 
 
 def translations(dataset):

@@ -3,6 +3,9 @@ found from the import graph, so an edit reruns precisely the jobs whose code cha
 The unit tests read the real package; the workflow test edits one metric module in a scratch project."""
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,6 +83,25 @@ def test_the_hash_changes_with_the_content_of_any_file_in_the_closure(tmp_path):
     b.write_text("y = 3\n")
     assert digest([a, b]) != before
     assert re.fullmatch(r"[0-9a-f]{16}", code_hash(SCRIPTS / "score.py", ("bleu",)))
+
+
+def test_the_hash_does_not_depend_on_where_the_scripts_and_the_package_sit(tmp_path):
+    """The same code in two layouts, checkout and package swapped in alphabetical order (scripts in `a/` and
+    the package in `z/`, then the other way round), hashes the same, and as this checkout does: a project
+    copied with its venv plans no job again."""
+    hashes = []
+    for scripts_at, package_at in (("a_checkout", "z_site"), ("z_checkout", "a_site")):
+        shutil.copytree(SCRIPTS, tmp_path / scripts_at / "scripts")
+        shutil.copytree(SRC / "lyss", tmp_path / package_at / "lyss", ignore=shutil.ignore_patterns("__pycache__"))
+        program = ("import sys; from lyss.codehash import SRC, code_hash; assert SRC == __import__('pathlib')"
+                   f".Path({str(tmp_path / package_at)!r}), SRC; "
+                   f"print(code_hash({str(tmp_path / scripts_at / 'scripts/score.py')!r}, ('bleu',)), "
+                   f"code_hash({str(tmp_path / scripts_at / 'scripts/translate.py')!r}, ()))")
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                              env={"PYTHONPATH": str(tmp_path / package_at), "PATH": "/usr/bin:/bin"})
+        hashes.append(done.stdout.split())
+    here = [code_hash(SCRIPTS / "score.py", ("bleu",)), code_hash(SCRIPTS / "translate.py", ())]
+    assert hashes == [here, here]
 
 
 # ---------------------------------------------------------------------------------------- in the workflow

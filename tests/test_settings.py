@@ -1,17 +1,20 @@
 """params.yaml is checked whole against one schema (lyss.settings): every key at every depth gets a bad value
 and an unknown sibling, and each must fail as one line naming the file and that key; the cases reported in
-issue 11 fail with their exact messages; the schema stays in step with the registries and with the options
-each metric module reads."""
+issue 11 fail with their exact messages, and under `snakemake -n` too, as that one line and nothing else; the
+schema stays in step with the registries and with the options each metric module reads."""
 
 import ast
 import copy
+import json
 import math
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 from sacrebleu.metrics.bleu import _TOKENIZERS
+from scratch_project import make_project, sh, write_params
 
 from lyss.cli import main
 from lyss.errors import InputError
@@ -297,3 +300,118 @@ def test_lyss_score_refuses_bad_params_before_scoring(tmp_path, capsys):
     assert code == 2
     assert err == f"lyss: error: {tmp_path / 'params.yaml'}: field 'stats.alpha': must be < 1, got 5\n"
     assert re.search("Traceback", err) is None
+
+
+# ------------------------------------------------------------------------------- while Snakemake loads the workflow
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """A scratch copy of the project with the shipped datasets and its own copy of lyss on PYTHONPATH."""
+    work = make_project(tmp_path_factory.mktemp("load"), validation=True, git=False)
+    shutil.copytree(ROOT / "data/corpora", work / "data/corpora", dirs_exist_ok=True)
+    write_params(work, BASE)
+    return work
+
+
+def dry_run(work: Path):
+    return sh(work, "snakemake", "-n", "--cores", "1", "all", check=False, timeout=300,
+              env_extra={"PYTHONPATH": str(work / "src")})
+
+
+def assert_one_line(done, message: str) -> None:
+    """Exit 1 and exactly `message` on stderr: no stack frame, no plan, nothing on stdout."""
+    assert (done.returncode, done.stderr, done.stdout) == (1, message + "\n", ""), done.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(ISSUE_CASES))
+def test_issue_cases_under_snakemake_print_only_their_line(shipped, case):
+    change, message = ISSUE_CASES[case]
+    params = copy.deepcopy(BASE)
+    change(params)
+    write_params(shipped, params)
+    try:
+        assert_one_line(dry_run(shipped), message.replace(SOURCE, "params.yaml"))
+    finally:
+        write_params(shipped, BASE)
+
+
+def _duplicate_id(text: str) -> str:
+    lines = text.splitlines()
+    entry = json.loads(lines[6])
+    entry["id"] = json.loads(lines[2])["id"]
+    lines[6] = json.dumps(entry, ensure_ascii=False)
+    return "\n".join(lines) + "\n"
+
+
+def _drop_field(line_number: int, field: str):
+    def edit(text: str) -> str:
+        lines = text.splitlines()
+        entry = json.loads(lines[line_number - 1])
+        del entry[field]
+        lines[line_number - 1] = json.dumps(entry, ensure_ascii=False)
+        return "\n".join(lines) + "\n"
+    return edit
+
+
+def _human_line(line_number: int, column: int, value: str):
+    def edit(text: str) -> str:
+        lines = text.splitlines()
+        cells = lines[line_number - 1].split(",")
+        cells[column] = value
+        lines[line_number - 1] = ",".join(cells)
+        return "\n".join(lines) + "\n"
+    return edit
+
+
+TED = "data/corpora/mqm_ted_ende"
+# Every input the run reads, broken at one line: `snakemake -n all` refuses it before planning a job.
+INPUT_CASES = {
+    "duplicate corpus id": (f"{TED}/corpus.jsonl", _duplicate_id,
+                            f"{TED}/corpus.jsonl:7: field 'id': duplicate id 'ted-003' (first on line 3)"),
+    "corpus entry without a reference": (f"{TED}/corpus.jsonl", _drop_field(5, "reference"),
+                                         f"{TED}/corpus.jsonl:5: field 'reference': missing required field"),
+    "system output without a prediction": (
+        f"{TED}/systems/wmt21_nemo.jsonl", _drop_field(4, "prediction"),
+        f"{TED}/systems/wmt21_nemo.jsonl:4: field 'prediction': missing required field"),
+    "human score that is not a number": (f"{TED}/human_scores.csv", _human_line(9, 2, "good"),
+                                         f"{TED}/human_scores.csv:9: field 'human': not a number: 'good'"),
+    "human score of an unknown entry": (f"{TED}/human_scores.csv", _human_line(12, 1, "ted-9999"),
+                                        f"{TED}/human_scores.csv:12: field 'id': unknown entry id 'ted-9999' "
+                                        "(not in the dataset's corpus)"),
+    "human score of a method the dataset does not run": (
+        f"{TED}/human_scores.csv", _human_line(3, 0, "apertium"),
+        f"{TED}/human_scores.csv:3: field 'method': method 'apertium' does not run on this dataset (it runs: "
+        f"{', '.join(BASE['datasets']['mqm_ted_ende']['methods'])}, reference)"),
+    "dataset card id": ("data/corpora/demo_eng_spa/dataset.yaml",
+                        lambda text: text.replace("id: demo_eng_spa", "id: demo"),
+                        "data/corpora/demo_eng_spa/dataset.yaml: field 'id': id 'demo' differs from the dataset's "
+                        "name 'demo_eng_spa' in params.yaml (results are filed under that name)"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(INPUT_CASES))
+def test_a_bad_input_file_fails_the_dry_run_before_any_job(shipped, case):
+    name, edit, message = INPUT_CASES[case]
+    path = shipped / name
+    original = path.read_text(encoding="utf-8")
+    path.write_text(edit(original), encoding="utf-8")
+    try:
+        assert_one_line(dry_run(shipped), message)
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_yaml_syntax_error_under_snakemake_names_file_and_line(shipped):
+    text = (ROOT / "params.yaml").read_text(encoding="utf-8")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.strip().startswith("alpha:"))
+    (shipped / "params.yaml").write_text(text.replace("alpha: 0.05", "alpha: [0.05"), encoding="utf-8")
+    try:
+        done = dry_run(shipped)
+    finally:
+        write_params(shipped, BASE)
+    assert done.returncode == 1 and done.stdout == ""
+    assert re.fullmatch(rf"params\.yaml:{line + 1}: malformed YAML \([^\n]*\)\n", done.stderr), done.stderr

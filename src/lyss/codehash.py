@@ -205,13 +205,21 @@ def closure(script, metrics="all", extra_modules=()) -> list[Path]:
     return sorted(files)
 
 
+def _stored_name(path: Path) -> str:
+    """A file's name as the hash sees it: its path inside the folder holding the package (`lyss/io.py`), or
+    `scripts/score.py` for a workflow script, never where either sits on this disk."""
+    path = Path(path)
+    return (path.relative_to(SRC) if path.is_relative_to(SRC) else Path(path.parent.name, path.name)).as_posix()
+
+
 def digest(files) -> str:
-    """SHA-256 over the files' names (the script's own, or its path inside src/) and contents, so a copy of the
-    project elsewhere gets the same hash; short, as Snakemake shows params."""
+    """SHA-256 over the files' names and contents, in the order of those names: sorted by absolute path, a
+    checkout in /home/a and its installed package in /opt/venv would interleave the scripts and the modules
+    differently from a copy elsewhere, and the same code would hash differently. Short, as Snakemake shows
+    params."""
     h = hashlib.sha256()
-    for path in sorted(files):
-        name = path.relative_to(SRC) if path.is_relative_to(SRC) else Path(path.parent.name, path.name)
-        h.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, path in sorted((_stored_name(p), Path(p)) for p in files):
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 

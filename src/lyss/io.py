@@ -1,7 +1,9 @@
-"""Atomic file writes and JSONL reading: a killed job never leaves a half-written file behind."""
+"""Atomic file writes and JSONL reading: a killed job never leaves a half-written file behind; every float
+written at a fixed precision, so the same inputs give the same bytes on any machine."""
 
 import glob
 import json
+import math
 import os
 import socket
 import tempfile
@@ -62,17 +64,44 @@ def _running(pid: int) -> bool:
     return True
 
 
+# Identical bytes on any machine (docs/results.md, "Fixed precision"): a sum taken in another order (another
+# CPU's SIMD width, BLAS or ONNX Runtime thread count) changes a float's last bits, and a DVC output written at
+# full precision would then hash differently. Ten significant digits keep far more than any score, interval or
+# p-value means, and sit far above those last bits.
+SIGNIFICANT_DIGITS = 10
+
+
+def fixed(value, digits: int = SIGNIFICANT_DIGITS):
+    """`value` with every float rounded to `digits` significant digits, through dicts, lists and tuples (tuples
+    become lists, as in JSON); NumPy scalars and arrays become Python numbers and lists, which also keeps
+    NumPy 2's `np.float64(0.5)` repr out of text files. Rounding goes through Python's correctly rounded
+    decimal formatting, which is the same on every platform; NaN and infinities stay as they are."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}") if math.isfinite(value) else float(value)
+    if isinstance(value, dict):
+        return {k: fixed(v, digits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [fixed(v, digits) for v in value]
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):  # without importing NumPy here
+        return fixed(value.tolist(), digits)
+    return value
+
+
 def write_text_atomic(path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
 
 def write_json_atomic(path, obj) -> None:
-    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+    """JSON with its floats at SIGNIFICANT_DIGITS (`fixed`)."""
+    write_text_atomic(path, json.dumps(fixed(obj), ensure_ascii=False, indent=2, sort_keys=False) + "\n")
 
 
 def write_jsonl_atomic(path, rows) -> None:
-    write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    """One JSON object a line, floats at SIGNIFICANT_DIGITS (`fixed`)."""
+    write_text_atomic(path, "".join(json.dumps(fixed(r), ensure_ascii=False) + "\n" for r in rows))
 
 
 def iter_jsonl(path) -> Iterator[tuple[int, dict]]:

@@ -275,10 +275,12 @@ def test_swap_mask_matrix_is_the_swap_masks_stream():
     np.testing.assert_array_equal(swap_mask_matrix(17, 70, [3, 1]), blocks)
 
 
-def test_csv_values_keep_full_precision():
+def test_csv_values_are_written_at_the_fixed_precision():
+    """Ten significant digits (lyss.io.SIGNIFICANT_DIGITS), NumPy or not: the same bytes on any machine."""
     from lyss.validate.tables import format_value
 
-    assert float(format_value(0.1234567890123)) == 0.1234567890123
+    assert format_value(0.1234567890123) == "0.123456789"
+    assert format_value(np.float64(2 / 3)) == "0.6666666667"
     assert format_value(float("nan")) == "" and format_value(None) == ""
 
 
@@ -315,7 +317,7 @@ def test_cli_lower_is_better_agrees_when_negative_and_is_compared_oriented(tmp_p
     rng = np.random.default_rng(12)
     human = rng.normal(size=60)
     good = human + rng.normal(0, 0.5, 60)
-    pairs = enumerate(zip(human, good, strict=True))
+    pairs = enumerate(zip(human.tolist(), good.tolist(), strict=True))  # Python floats (NumPy 2 repr)
     lines = ["item,human,good,error_rate"] + [f"i{k},{h!r},{g!r},{5 - g!r}" for k, (h, g) in pairs]
     scores = tmp_path / "scores.csv"
     scores.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -324,7 +326,8 @@ def test_cli_lower_is_better_agrees_when_negative_and_is_compared_oriented(tmp_p
                  "--lower-is-better", "error_rate", "--resamples", "100", "--permutations", "50",
                  "--out", str(out)]) == 0
     rows = {r["metric"]: r for r in _read(out / "correlations.csv")}
-    assert float(rows["error_rate"]["kendall"]) == pytest.approx(-kendalltau(human, good)[0], abs=1e-12)
+    # written at 10 significant digits (lyss.io.SIGNIFICANT_DIGITS)
+    assert float(rows["error_rate"]["kendall"]) == pytest.approx(-kendalltau(human, good)[0], abs=1e-10)
     assert (rows["error_rate"]["direction"], rows["error_rate"]["agrees"]) == ("lower", "yes")
     assert (rows["good"]["direction"], rows["good"]["agrees"]) == ("higher", "yes")
     # error_rate = 5 − good: oriented, the two metrics are the same ranking, so no difference at all.

@@ -161,10 +161,10 @@ def test_cli_fits_from_pipeline_files_and_writes_a_selectable_profile(tmp_path, 
     (folder / "corpus.jsonl").write_text("".join(
         json.dumps({"id": i, "source": "s", "reference": "r", "provenance": f"doc{k % 3}"}) + "\n"
         for k, i in enumerate(ids)))
-    human_lines = ["method,id,human"]
+    human_lines = ["method,id,human"]  # Python floats below: NumPy 2 spells a float64 np.float64(…)
     for s in range(6):
         block = slice(30 * s, 30 * (s + 1))
-        human_lines += [f"m{s},{i},{h!r}" for i, h in zip(ids, rows.human[block], strict=True)]
+        human_lines += [f"m{s},{i},{h!r}" for i, h in zip(ids, rows.human[block].tolist(), strict=True)]
         for metric, scale in (("chrf_plus_plus", 100.0), ("semantic_score", 1.0)):
             values = rows.features[metric][block] * scale
             write_metric_result(tmp_path / f"results/metrics/tiny/m{s}/{metric}.parquet",

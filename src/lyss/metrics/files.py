@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lyss.errors import InputError
-from lyss.io import atomic_path
+from lyss.io import atomic_path, fixed
 from lyss.metrics.base import MetricResult
 
 META_KEY = b"lyss"
@@ -44,7 +44,9 @@ def to_frame(result: MetricResult, ids: list[str]) -> pd.DataFrame:
 
 
 def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
-    frame = to_frame(result, ids)
+    """Rows and metadata with their floats at lyss.io's fixed precision: Parquet keeps a float's every bit, so
+    a last-bit difference between two machines would otherwise change the file."""
+    frame = to_frame(result, ids).apply(lambda column: column.map(fixed))
     meta = {
         "metric": result.metric,
         "corpus_value": result.corpus_value,
@@ -58,6 +60,7 @@ def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
         "columns": list(frame.columns),
         "checksum": _checksum(frame),
     }
+    meta = fixed(meta)
     meta["meta_checksum"] = _meta_checksum(meta)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})

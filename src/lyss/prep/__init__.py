@@ -12,15 +12,20 @@ from lyss.prep.corpus import fingerprint, load_dataset_card
 from lyss.prep.folders import load_dataset_entries
 
 
-def prep_dataset(name, dataset_dir, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
-    """Validate and NFC-normalise a dataset folder's corpus (corpus.jsonl or plain text, lyss.prep.folders;
-    within params.yaml `limits`); write it with its card and content fingerprint."""
-    cards = load_cards(languages_dir)
-    card = load_dataset_card(card_path, cards)
+def check_dataset(name, dataset_dir, card_path, language_cards: dict, limits=None) -> tuple[dict, list[dict]]:
+    """(card, NFC-normalised entries) of a dataset, or the InputError of its first problem. The workflow runs
+    this for every dataset before its first job (rules/common.smk), and rule `prep` again on its own inputs."""
+    card = load_dataset_card(card_path, language_cards)
     if str(card["id"]) != name:
         raise InputError(card_path, f"id {card['id']!r} differs from the dataset's name {name!r} in "
                          "params.yaml (results are filed under that name)", field="id")
-    entries = load_dataset_entries(dataset_dir, limits)
+    return card, load_dataset_entries(dataset_dir, limits)
+
+
+def prep_dataset(name, dataset_dir, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
+    """Validate and NFC-normalise a dataset folder's corpus (corpus.jsonl or plain text, lyss.prep.folders;
+    within params.yaml `limits`); write it with its card and content fingerprint."""
+    card, entries = check_dataset(name, dataset_dir, card_path, load_cards(languages_dir), limits)
     meta = {"dataset": card, "entries": len(entries), "fingerprint": fingerprint(entries)}
     write_jsonl_atomic(out_corpus, entries)
     write_json_atomic(out_meta, meta)

@@ -26,7 +26,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lyss.io import atomic_path, write_text_atomic
+from lyss.io import atomic_path, fixed, write_text_atomic
 from lyss.metrics import tier_metrics
 from lyss.report.board import ranked
 
@@ -108,7 +108,7 @@ def _csv(columns: list[str], rows: list[dict]) -> str:
     writer = csv.DictWriter(out, columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
+        writer.writerow({k: "" if row.get(k) is None else fixed(row[k]) for k in columns})  # lyss.io precision
     return out.getvalue()
 
 

@@ -24,6 +24,31 @@ def precomputed_path(options: dict, dataset: str, source: str, method: str) -> s
     return paths[dataset]
 
 
+def read_precomputed(path, corpus_ids: list[str]) -> dict[str, str]:
+    """{entry id: output} from a precomputed file: JSONL of `{"id", "prediction"}` objects, or text with one
+    line per corpus entry, in corpus order. Bad files are an InputError at their line, which the workflow
+    also raises before its first job (lyss.config.check_inputs)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "precomputed output file does not exist")
+    if path.suffix == ".jsonl":
+        outputs = {}
+        for line, obj in iter_jsonl(path):
+            for key in ("id", "prediction"):
+                if key not in obj:
+                    raise InputError(path, "missing required field", line=line, field=key)
+            if str(obj["id"]) in outputs:
+                raise InputError(path, f"duplicate id {obj['id']!r}", line=line, field="id")
+            outputs[str(obj["id"])] = obj["prediction"]
+        return outputs
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) != len(corpus_ids):
+        raise InputError(path, f"has {len(lines)} lines but the corpus has {len(corpus_ids)} entries")
+    return dict(zip(corpus_ids, lines, strict=True))
+
+
 class CopySource:
     """Returns the source unchanged: what a system that does nothing scores."""
 
@@ -47,30 +72,9 @@ class Precomputed:
         self.path = Path(precomputed_path(context.options, context.dataset, context.source, context.name))
         self.context = context
 
-    def _load(self) -> dict[str, str]:
-        if not self.path.exists():
-            raise InputError(self.path, "precomputed output file does not exist")
-        if self.path.suffix == ".jsonl":
-            outputs = {}
-            for line, obj in iter_jsonl(self.path):
-                for key in ("id", "prediction"):
-                    if key not in obj:
-                        raise InputError(self.path, "missing required field", line=line, field=key)
-                if str(obj["id"]) in outputs:
-                    raise InputError(self.path, f"duplicate id {obj['id']!r}", line=line, field="id")
-                outputs[str(obj["id"])] = obj["prediction"]
-            return outputs
-        lines = self.path.read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        ids = self.context.corpus_ids
-        if len(lines) != len(ids):
-            raise InputError(self.path, f"has {len(lines)} lines but the corpus has {len(ids)} entries")
-        return dict(zip(ids, lines, strict=True))
-
     def translate(self, entries):
         started = time.perf_counter()
-        outputs = self._load()
+        outputs = read_precomputed(self.path, self.context.corpus_ids)
         latency = (time.perf_counter() - started) / max(len(entries), 1)
         for entry in entries:
             text = outputs.get(entry["id"])

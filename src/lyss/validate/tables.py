@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from lyss.errors import InputError
-from lyss.io import write_text_atomic
+from lyss.io import fixed, write_text_atomic
 
 
 @dataclass
@@ -94,8 +94,8 @@ def check_unique(table: CsvTable, keys, field: str, describe) -> None:
 
 
 def format_value(value) -> str:
-    """Floats at full precision (shortest repr that reads back to the same number), empty for missing
-    values, yes/no for booleans."""
+    """Floats at lyss.io's fixed precision (the same bytes on any machine), empty for missing values, yes/no
+    for booleans."""
     if value is None:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -103,7 +103,7 @@ def format_value(value) -> str:
     if isinstance(value, int | np.integer):
         return str(int(value))
     if isinstance(value, float | np.floating):
-        return "" if math.isnan(value) else repr(float(value))
+        return "" if math.isnan(value) else repr(fixed(float(value)))
     return str(value)
 
 

@@ -1,0 +1,179 @@
+"""Identical bytes on any machine (docs/settings.md, "Committed results are deterministic"): every float a
+versioned output holds is written at lyss.io.SIGNIFICANT_DIGITS, so a last-bit difference between two CPUs
+(another SIMD width, BLAS kernel or thread count) does not reach dvc.lock. The unit tests hold each writer to
+hand-computed bytes; the workflow test runs a small rated demo twice, once as a one-core machine and once as
+another CPU (OpenBLAS's Haswell kernels, NumPy without AVX-512, two threads), and compares the bytes of
+everything dvc.yaml versions. The same project then shows that a `dvc repro` failing on a params typo
+deletes nothing."""
+
+import csv
+import hashlib
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from scratch_project import DATASET, make_project, read_params, sh, write_params
+
+from lyss.io import SIGNIFICANT_DIGITS, fixed, write_json_atomic, write_jsonl_atomic
+from lyss.metrics.base import MetricResult
+from lyss.metrics.files import read_metric_result, write_metric_result
+from lyss.report.plots import _csv
+from lyss.validate.tables import csv_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------------------ the precision
+
+
+def test_floats_are_rounded_to_ten_significant_digits():
+    assert SIGNIFICANT_DIGITS == 10
+    assert fixed(0.1 + 0.2) == 0.3 and 0.1 + 0.2 != 0.3
+    assert fixed(2 / 3) == 0.6666666667
+    assert fixed(123456789012.5) == 123456789000.0
+    assert fixed(-1.234567890123e-12) == -1.23456789e-12
+    assert fixed(65.33) == 65.33 and fixed(1.0) == 1.0 and fixed(0.0) == 0.0
+    assert math.isnan(fixed(math.nan)) and fixed(math.inf) == math.inf
+
+
+def test_containers_and_numpy_values_become_plain_rounded_json():
+    value = {"a": (np.float64(1 / 3), np.float32(0.1)), "n": np.int64(7), "ok": np.bool_(True),
+             "rows": np.array([[0.5, 1 / 7]]), "text": "x", "none": None, "count": 3, "flag": False}
+    assert fixed(value) == {"a": [0.3333333333, 0.1000000015], "n": 7, "ok": True,
+                            "rows": [[0.5, 0.1428571429]], "text": "x", "none": None, "count": 3, "flag": False}
+    assert [type(v) for v in fixed([np.float64(0.5), np.int64(1), np.bool_(False)])] == [float, int, bool]
+
+
+def test_json_and_jsonl_writers_give_the_same_bytes_for_values_that_differ_in_their_last_bits(tmp_path):
+    near = [0.1 + 0.2, 0.3, np.nextafter(0.3, 1.0)]  # three different doubles, equal to 10 digits
+    outputs = []
+    for i, value in enumerate(near):
+        write_json_atomic(tmp_path / f"{i}.json", {"score": value, "ci": [value / 3, np.float64(value)]})
+        write_jsonl_atomic(tmp_path / f"{i}.jsonl", [{"score": value}])
+        outputs.append(((tmp_path / f"{i}.json").read_bytes(), (tmp_path / f"{i}.jsonl").read_bytes()))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0] == (b'{\n  "score": 0.3,\n  "ci": [\n    0.1,\n    0.3\n  ]\n}\n', b'{"score": 0.3}\n')
+
+
+def test_csv_writers_print_numpy_floats_as_numbers_at_the_fixed_precision():
+    """NumPy 2 spells a float64's repr `np.float64(0.5)`; both CSV writers print `0.5`."""
+    rows = [{"metric": "m", "value": np.float64(0.5), "p": np.float64(1 / 3), "n": np.int64(4)}]
+    assert csv_text(["metric", "value", "p", "n"], rows) == "metric,value,p,n\nm,0.5,0.3333333333,4\n"
+    assert _csv(["metric", "value", "p", "n"], rows) == "metric,value,p,n\nm,0.5,0.3333333333,4\n"
+    assert list(csv.reader(io.StringIO(_csv(["value"], [{"value": 0.1 + 0.2}])))) == [["value"], ["0.3"]]
+
+
+def metric_result(values, corpus_value) -> MetricResult:
+    return MetricResult(metric="chrf_plus_plus", values=np.asarray(values), corpus_value=corpus_value,
+                        stats=np.asarray([[v, 2.0] for v in values]), counts={"total": len(values)},
+                        signature="test", details={"spread": corpus_value / 7})
+
+
+def test_metric_files_hold_the_same_bytes_for_values_that_differ_in_their_last_bits(tmp_path):
+    """Parquet keeps every bit of a double, so the values are rounded before they are written."""
+    exact = [0.3, 2 / 3, 41.0]
+    noisy = [0.1 + 0.2, np.nextafter(2 / 3, 0.0), 41.0]
+    write_metric_result(tmp_path / "a.parquet", metric_result(exact, 0.3), ["e1", "e2", "e3"])
+    write_metric_result(tmp_path / "b.parquet", metric_result(noisy, 0.1 + 0.2), ["e1", "e2", "e3"])
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    result, ids = read_metric_result(tmp_path / "b.parquet")
+    assert ids == ["e1", "e2", "e3"]
+    assert result.values.tolist() == [0.3, 0.6666666667, 41.0] and result.corpus_value == 0.3
+    assert result.details == {"spread": 0.04285714286}
+
+
+# ------------------------------------------------------------------------------------------ in the workflow
+
+METRICS = ["chrf_plus_plus", "bleu", "ter", "length_ratio", "semantic_score", "hallucination_rate"]
+ONE_CORE = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def another_cpu() -> dict:
+    """Environment under which NumPy and OpenBLAS compute as on a different CPU: OpenBLAS's Haswell kernels
+    and NumPy's dispatch without the AVX-512 (or else AVX2) code paths this CPU has, on two threads."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # NumPy 1.x
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    available = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    wider = [f for f in available if f.startswith("AVX512")] or [f for f in available if f in ("AVX2", "FMA3")]
+    return {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2",
+            "OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": " ".join(wider)}
+
+
+def rated_demo(work: Path) -> Path:
+    """A 12-entry demo with two methods, human scores of both (made up here: the agreement's value does
+    not matter, its bytes do) and the human-judgment study."""
+    make_project(work, 12, methods={"apertium": {"kind": "apertium", "postprocess": ["restore_placeholders"]},
+                                    "copy_source": {"kind": "copy_source"}}, metrics=METRICS, validation=True)
+    corpus = work / "data/corpora" / DATASET
+    ids = [json.loads(line)["id"] for line in (corpus / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [f"{method},{entry_id},{(k * 7 + shift) % 5 - 4}.5,3" for shift, method in ((0, "apertium"),
+            (3, "copy_source")) for k, entry_id in enumerate(ids)]
+    (corpus / "human_scores.csv").write_text("method,id,human,annotators\n" + "\n".join(rows) + "\n",
+                                             encoding="utf-8")
+    params = read_params(work)
+    params["datasets"][DATASET]["human_scores"] = f"data/corpora/{DATASET}/human_scores.csv"
+    params["validation"]["labels"]["args"]["resamples"] = 1000  # quicker; the same code path
+    write_params(work, params)
+    return work
+
+
+def versioned_files(work: Path) -> dict[str, str]:
+    """sha256 of every file under every output dvc.yaml versions."""
+    stages = yaml.safe_load((work / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    outs = [next(iter(o)) if isinstance(o, dict) else o for s in stages.values()
+            for o in [*s.get("outs", []), *s.get("metrics", [])]]
+    files = {}
+    for out in outs:
+        path = work / out
+        for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if f.is_file():
+                files[str(f.relative_to(work))] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return files
+
+
+@pytest.fixture(scope="module")
+def one_core(tmp_path_factory):
+    """The rated demo built from scratch as on a one-core machine (`taskset -c 0`, one thread everywhere)."""
+    work = rated_demo(tmp_path_factory.mktemp("one_core"))
+    own = {"PYTHONPATH": str(work / "src"), **ONE_CORE}
+    sh(work, "taskset", "-c", "0", "snakemake", "--cores", "1", "all", env_extra=own, timeout=1800)
+    return work
+
+
+@pytest.mark.slow
+def test_another_cpu_and_thread_count_give_the_same_versioned_bytes(one_core, tmp_path):
+    work = rated_demo(tmp_path / "other")
+    sh(work, "snakemake", "--cores", "2", "all", env_extra={"PYTHONPATH": str(work / "src"), **another_cpu()},
+       timeout=1800)
+    first, second = versioned_files(one_core), versioned_files(work)
+    assert any(name.startswith("results/evidence/") for name in first)
+    assert any(name.startswith("results/validation/") for name in first)
+    assert any(name.startswith("results/embeddings/") for name in first)
+    assert sorted(n for n in first if first[n] != second.get(n)) == [] and first.keys() == second.keys()
+
+
+@pytest.mark.slow
+def test_a_dvc_repro_failing_on_a_params_typo_deletes_no_output(one_core):
+    """DVC deletes a stage's outputs before it runs unless they persist; a typo in `stats` makes the
+    evidence stage run, and Snakemake then stops at load, so without `persist` the evidence would be gone."""
+    own = {"PYTHONPATH": str(one_core / "src")}
+    sh(one_core, "dvc", "commit", "--force", "--quiet", env_extra=own)
+    before = versioned_files(one_core)
+    params = read_params(one_core)
+    params["stats"]["alph"] = params["stats"].pop("alpha")
+    write_params(one_core, params)
+    try:
+        done = sh(one_core, "dvc", "repro", check=False, env_extra=own)
+    finally:
+        params["stats"]["alpha"] = params["stats"].pop("alph")
+        write_params(one_core, params)
+    assert done.returncode != 0
+    assert "params.yaml: field 'stats.alph': unknown key (did you mean 'alpha'?)" in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr and 'File "' not in done.stdout + done.stderr
+    assert versioned_files(one_core) == before
