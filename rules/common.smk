@@ -182,7 +182,7 @@ def rated_datasets():
 
 
 def evidence_dirs(wildcards):
-    """The human-judgment studies of rated datasets in this dataset's language pair (contract 4): a run
+    """The human-judgment studies of rated datasets in this dataset's language pair: a run
     card's validation status comes from them."""
     pair = dataset_language_pair(config["datasets"][wildcards.dataset]["path"])
     return [

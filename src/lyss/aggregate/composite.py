@@ -56,8 +56,8 @@ def applied_weights(scores: dict, weights: dict) -> dict:
 
 
 def weight_share(scores: dict, weights: dict) -> float:
-    """The share of the profile's total weight carried by the metrics available in `scores` (issue 14:
-    a composite of chrF++ alone is not the profile's composite)."""
+    """The share of the profile's total weight carried by the metrics available in `scores` (a
+    composite of chrF++ alone is not the profile's composite)."""
     total = sum(weights.values())
     return sum(w for m, w in weights.items() if scores.get(m) is not None) / total if total > 0 else 0.0
 

@@ -34,8 +34,8 @@ SPEED_KEYS = ["tokens_per_second", "entries_per_minute", "avg_latency_seconds", 
               "p95_latency_seconds"]
 TOKEN_KEYS = ["prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"]
 COST_KEYS = ["total_cost_usd", "cost_per_entry_usd", "cost_per_1k_tokens", "cost_per_source_char"]
-# Method kinds that do no translation work in the run, so there is nothing to time (issue 14: a rate
-# from reading a file is not a speed).
+# Method kinds that do no translation work in the run, so there is nothing to time (a rate from
+# reading a file is not a speed).
 UNTIMED_KINDS = {
     "copy_source": "copy_source does no translation work: there is nothing to time",
     "precomputed": "precomputed outputs were made elsewhere and only read here: their speed was not measured",

@@ -1,6 +1,6 @@
 """Spec §1.6 validation status of each metric and of the composite on a language pair, from the
 human-judgment studies of datasets in that pair (`results/evidence/<d>/evidence.json`,
-written by the agreement step; contract 4 in docs/oracle.md):
+written by the evidence stage; docs/oracle.md, "Validation status (spec §1.6)"):
 
   validated     a study in this pair meets the §1.6 bar and agrees with people in the metric's direction
   contradicted  a study in this pair meets the §1.6 bar and disagrees: its whole interval lies on the wrong side

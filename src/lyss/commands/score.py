@@ -143,8 +143,8 @@ def composite_signature(profile: str, scope: str, used: dict, data: ScoringInput
 
 def composite_scope(metrics: list[str], weights: dict) -> tuple[str, list[str]]:
     """("profile", []) when the metrics scored include every weighted metric of the profile (the composite is
-    the profile's, comparable with a tier), else ("selection", the profile's metrics left out): issue 18's
-    "a tier only for a composite that is comparable"."""
+    the profile's, comparable with a tier), else ("selection", the profile's metrics left out): a tier
+    only for a composite that is comparable with one."""
     left_out = [m for m, w in weights.items() if w and m not in metrics]
     return ("selection", left_out) if left_out else ("profile", [])
 

@@ -1,4 +1,4 @@
-"""Composite weights that answer to people (issue 10 item 6, beyond the spec): learn non-negative
+"""Composite weights that answer to people (beyond the spec): learn non-negative
 weights over the composite's metrics from human scores, and measure them only on rows they were not
 fitted on.
 
