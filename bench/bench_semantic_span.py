@@ -30,7 +30,7 @@ import numpy as np
 from lyss.embed.embedders import Embeddings
 from lyss.metrics import ScoringInput
 from lyss.metrics.semantic import SemanticScore, source_penalised_similarity
-from lyss.validate.stats import kendall_tau_b, weighted_pearson
+from lyss.stats.correlation import kendall_tau_b, weighted_pearson
 
 SEED = 18
 

@@ -1,4 +1,4 @@
-"""lyss.validate.stats / correlate and `lyss correlate`: scipy equality, hand-computed pairwise
+"""lyss.stats.correlation / correlate and `lyss correlate`: scipy equality, hand-computed pairwise
 accuracy with tie calibration, bootstrap coverage, permutation test behaviour."""
 
 import csv
@@ -11,6 +11,7 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lyss.cli import main
 from lyss.stats import count_matrix, percentile_interval
+from lyss.stats.correlation import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 from lyss.validate.correlate import (
     CorrelationOptions,
     ScoreData,
@@ -18,7 +19,6 @@ from lyss.validate.correlate import (
     SystemLevel,
     significance_table,
 )
-from lyss.validate.stats import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
 
@@ -252,7 +252,7 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
 
 
 def test_lean_kendall_equals_scipy_with_ties():
-    from lyss.validate.stats import kendall_tau_b
+    from lyss.stats.correlation import kendall_tau_b
 
     rng = np.random.default_rng(21)
     human = rng.integers(0, 4, size=(3, 7, 9)).astype(float)  # many ties on both sides
@@ -285,7 +285,7 @@ def test_csv_values_are_written_at_the_fixed_precision():
 
 
 def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
-    from lyss.validate.stats import sorted_kendall_accuracy
+    from lyss.stats.correlation import sorted_kendall_accuracy
 
     rng = np.random.default_rng(4)
     human = rng.integers(0, 5, 300).astype(float)

@@ -16,6 +16,7 @@ from sklearn.metrics import roc_auc_score
 from lyss.cli import main
 from lyss.errors import InputError
 from lyss.stats import mcnemar_p as mcnemar_exact
+from lyss.stats.correlation import auroc
 from lyss.validate.probe import (
     Probe,
     ProbeOptions,
@@ -29,7 +30,6 @@ from lyss.validate.probe import (
     total_variation,
     two_call_table,
 )
-from lyss.validate.stats import auroc
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "probe_runs.jsonl"
 

@@ -6,6 +6,8 @@
 - `paired`: the paired bootstrap, the one permutation test (approximate randomization with shared swap
   masks, p = (c + 1) / (N + 1)), exact McNemar, Holm's correction,
   pairwise permutation p-values between systems and soft pairwise accuracy (SPA).
+- `correlation`: rank and correlation statistics (Pearson, Spearman, Kendall, pairwise accuracy) that take
+  bootstrap multiplicities, for metric–human agreement.
 
 Run cards (lyss.aggregate.confidence), significance blocks (lyss.significance) and `lyss correlate / jury / labels
 / probe` all draw from here, so "95% CI" and "p" mean one thing everywhere.

@@ -9,11 +9,11 @@ interval, Spearman and kappa change), split by whether the anchor happened to be
 import numpy as np
 
 from lyss.stats import count_matrix, percentile_interval
+from lyss.stats.correlation import weighted_spearman
 from lyss.validate.aggregate import aggregate, to_grade
 from lyss.validate.agreement import quadratic_weighted_kappa
 from lyss.validate.calibration import leave_one_corpus_out
 from lyss.validate.jury import JURY_PREFIX, GradesData, JuryOptions, can_calibrate, corpora
-from lyss.validate.stats import weighted_spearman
 
 JUDGE_MEAN = "judges:mean"
 

@@ -33,7 +33,7 @@ from lyss.stats import (
     soft_pairwise_accuracy,
     swap_mask_matrix,
 )
-from lyss.validate.stats import (
+from lyss.stats.correlation import (
     kendall_tau_b,
     nan_weighted_mean,
     pair_statistics,

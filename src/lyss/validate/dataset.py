@@ -25,6 +25,7 @@ from lyss.io import read_json, write_json_atomic
 from lyss.languages import load_cards
 from lyss.metrics.files import read_metric_result
 from lyss.stats import CorpusStatistic, joint
+from lyss.stats.correlation import kendall_tau_b
 from lyss.validate.composite_entries import entry_composite, profile_weights
 from lyss.validate.correlate import (
     CORRELATION_COLUMNS,
@@ -36,7 +37,6 @@ from lyss.validate.correlate import (
     significance_table,
 )
 from lyss.validate.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
-from lyss.validate.stats import kendall_tau_b
 from lyss.validate.tables import json_ready, read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.

@@ -12,10 +12,10 @@ from itertools import combinations
 import numpy as np
 
 from lyss.errors import InputError
+from lyss.stats.correlation import weighted_spearman
 from lyss.validate.aggregate import RULES, aggregate, to_grade
 from lyss.validate.agreement import grade_agreement, per_grade_exact
 from lyss.validate.calibration import leave_one_corpus_out
-from lyss.validate.stats import weighted_spearman
 from lyss.validate.tables import CsvTable, check_unique
 
 JURY_PREFIX = "jury:"

@@ -20,7 +20,7 @@ import numpy as np
 from lyss.errors import InputError
 from lyss.io import iter_jsonl
 from lyss.stats import count_matrix, mcnemar_p, percentile_interval
-from lyss.validate.stats import auroc
+from lyss.stats.correlation import auroc
 
 REQUIRED = ("run", "condition", "item", "gold", "probs")
 
