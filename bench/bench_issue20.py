@@ -56,9 +56,8 @@ def jobs_line() -> None:
     seconds = time.perf_counter() - start
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout, flags=re.M))
     score_jobs = sum(int(n) for rule, n in counts.items() if rule.startswith("score"))
-    outputs = [path.strip() for line in done.stdout.splitlines() if line.strip().startswith("output:")
-               for path in line.split(":", 1)[1].split(",")]
-    files = sum(1 for path in outputs if path.startswith("results/metrics/") and path.endswith(".parquet"))
+    outputs = "\n".join(line for line in done.stdout.splitlines() if line.strip().startswith("output:"))
+    files = len(set(re.findall(r"results/metrics/\S+?\.parquet", outputs)))
     print(f"demo pipeline: {score_jobs} score jobs for {files} metric files ({files / score_jobs:.1f} metrics a "
           f"job); {counts.get('total')} jobs in all; snakemake -n {seconds:.1f} s")
 
