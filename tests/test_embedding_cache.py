@@ -82,6 +82,14 @@ def test_a_zero_bound_turns_the_store_off(store, monkeypatch):
     assert table.cache is None and not store.exists()
 
 
+def test_a_store_that_cannot_be_opened_is_skipped_with_a_warning(tmp_path, monkeypatch, capsys):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("LYSS_CACHE_DIR", str(blocked))
+    assert open_cache("m", "id") is None
+    assert "embedding cache" in capsys.readouterr().err
+
+
 def test_the_store_stays_within_its_bound_and_keeps_what_was_used_last(tmp_path):
     cache = VectorCache(tmp_path, "id", bound=200_000)
     vector = np.zeros((1, 384), dtype=np.float32)

@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -50,7 +51,13 @@ def open_cache(name: str, identity: str | None) -> "VectorCache | None":
     bound = bound_bytes()
     if identity is None or bound <= 0:
         return None
-    return VectorCache(cache_root() / "embeddings" / re.sub(r"[^A-Za-z0-9._-]+", "_", name), identity, bound)
+    cache = VectorCache(cache_root() / "embeddings" / re.sub(r"[^A-Za-z0-9._-]+", "_", name), identity, bound)
+    try:
+        cache.db  # noqa: B018 - open now: a store that cannot be opened is skipped, the run goes on
+    except (OSError, sqlite3.Error) as err:
+        print(f"lyss: warning: embedding cache {cache.path} not used ({err})", file=sys.stderr)
+        return None
+    return cache
 
 
 class VectorCache:
