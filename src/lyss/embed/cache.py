@@ -103,9 +103,13 @@ class VectorCache:
             raise TypeError(f"the cache stores vectors exactly as computed: float32, not {vectors.dtype}")
         now = time.time_ns()
         rows = [(self.key(t), v.astype("<f4").tobytes(), now) for t, v in zip(texts, vectors, strict=True)]
-        with self._transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO vectors (key, vector, used) VALUES (?, ?, ?)", rows)
-        self._evict()
+        try:
+            with self._transaction() as db:
+                db.executemany("INSERT OR IGNORE INTO vectors (key, vector, used) VALUES (?, ?, ?)", rows)
+            self._evict()
+        except sqlite3.OperationalError as err:  # a full disk, a lock held past BUSY_SECONDS: the run goes on
+            print(f"lyss: warning: embedding cache {self.path}: {len(rows)} vectors not stored ({err})",
+                  file=sys.stderr)
 
     def _touch(self, keys: list[bytes]) -> None:
         """Mark rows as used now (for eviction); skipped when another job holds the lock: it is bookkeeping."""
