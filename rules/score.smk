@@ -1,14 +1,55 @@
+# Rule score: each metric writes results/metrics/{dataset}/{method}/{metric}.parquet. A metric that declares
+# a GPU (COMET) gets a job of its own; the others of one dataset × method share one job (the ones reading
+# sentence vectors one, the rest another), so the job count grows with datasets × methods, not × metrics.
+# A grouped job recomputes only the metrics whose stamp changed (lyss.metrics.score.score_metrics): its
+# outputs are update() files, which Snakemake does not delete before the job.
+from lyss.metrics import declaration
+
+SCORE_ALONE = [m for m in METRICS if declaration(m, "gpus")]
+SCORE_WITH_VECTORS = [
+    m for m in METRICS if m not in SCORE_ALONE and m in EMBEDDING_METRICS
+]
+SCORE_PLAIN = [
+    m for m in METRICS if m not in SCORE_ALONE and m not in SCORE_WITH_VECTORS
+]
+
+
 def metric_gpus(wildcards):
     """The GPUs the metric's class declares (`gpus`: COMET, a neural model, asks for one; every other metric
     is CPU-only). On a cluster without GPUs: `--set-resources score:gpu=0` (profiles/slurm/config.yaml).
     """
-    from lyss.metrics import declaration
-
     return declaration(wildcards.metric, "gpus")
 
 
+def group_outputs(metrics):
+    return [
+        update(f"results/metrics/{{dataset}}/{{method}}/{metric}.parquet")
+        for metric in metrics
+    ]
+
+
+def group_options(metrics):
+    return {m: config.get("metric_options", {}).get(m, {}) for m in metrics}
+
+
+def group_code(metrics):
+    """Per metric, the shared scoring code plus only its own plugin (as `score_code`): the job reruns when any
+    changes, and recomputes the metrics whose code did."""
+
+    def code_of(wildcards):
+        cards = dataset_language_cards(wildcards.dataset)
+        script = os.path.join(workflow.basedir, "scripts", "score.py")
+        return {m: score_hash(script, m, cards) for m in metrics}
+
+    return code_of
+
+
+def group_embeddings(wildcards):
+    return embedding_files(wildcards.dataset, wildcards.method)
+
+
 rule score:
-    """One job per dataset × method × metric: per-entry values, sufficient statistics, corpus value."""
+    """A metric that needs a GPU: one job per dataset × method × metric."""
     input:
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
@@ -19,18 +60,76 @@ rule score:
         "results/metrics/{dataset}/{method}/{metric}.parquet",
     log:
         "results/logs/score/{dataset}/{method}/{metric}.log",
+    wildcard_constraints:
+        metric="|".join(SCORE_ALONE) or "(?!)",
     threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
         gpu=metric_gpus,
     params:
-        options=lambda wc: config.get("metric_options", {}).get(wc.metric, {}),
+        metrics=lambda wc: [wc.metric],
+        options=lambda wc: group_options([wc.metric]),
         languages_dir=LANGUAGES_DIR,
-        code=score_code,
+        code=lambda wc: {wc.metric: score_code(wc)},
         embedding_backend=EMBEDDING_BACKEND,
     script:
         "../scripts/score.py"
+
+
+if SCORE_PLAIN:
+
+    rule score_plain:
+        """The metrics that need neither a GPU nor sentence vectors, in one job per dataset × method."""
+        input:
+            corpus="results/corpora/{dataset}.jsonl",
+            meta="results/corpora/{dataset}.meta.json",
+            translations="results/translations/{dataset}/{method}.jsonl",
+            languages=language_cards,
+        output:
+            group_outputs(SCORE_PLAIN),
+        log:
+            "results/logs/score/{dataset}/{method}.plain.log",
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=120,
+        params:
+            metrics=SCORE_PLAIN,
+            options=group_options(SCORE_PLAIN),
+            languages_dir=LANGUAGES_DIR,
+            code=group_code(SCORE_PLAIN),
+            embedding_backend=EMBEDDING_BACKEND,
+        script:
+            "../scripts/score.py"
+
+
+if SCORE_WITH_VECTORS:
+
+    rule score_with_vectors:
+        """The metrics that read the vectors of rule embed, in one job per dataset × method."""
+        input:
+            corpus="results/corpora/{dataset}.jsonl",
+            meta="results/corpora/{dataset}.meta.json",
+            translations="results/translations/{dataset}/{method}.jsonl",
+            languages=language_cards,
+            embeddings=group_embeddings,
+        output:
+            group_outputs(SCORE_WITH_VECTORS),
+        log:
+            "results/logs/score/{dataset}/{method}.vectors.log",
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=120,
+        params:
+            metrics=SCORE_WITH_VECTORS,
+            options=group_options(SCORE_WITH_VECTORS),
+            languages_dir=LANGUAGES_DIR,
+            code=group_code(SCORE_WITH_VECTORS),
+            embedding_backend=EMBEDDING_BACKEND,
+        script:
+            "../scripts/score.py"
 
 
 rule score_all:

