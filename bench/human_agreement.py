@@ -47,9 +47,9 @@ import yaml
 
 from lyss.aggregate.composite import applied_weights, select_profile
 from lyss.aggregate.runcard import build_scores
+from lyss.commands.plain_files import Notes, language_cards, load_settings
 from lyss.commands.score import (
-    language_cards,
-    load_settings,
+    metric_options,
     model_free_metrics,
     needs_embeddings,
     oracle_check,
@@ -180,7 +180,8 @@ class Cache:
 def score_dataset(dataset: dict, settings: dict, languages_dir: Path, cache: Cache) -> dict:
     """Per system: {metric: MetricResult} as `lyss score` computes it; the card composite's weights."""
     metrics = model_free_metrics()
-    src, tgt, src_card, tgt_card = language_cards(dataset["language_pair"], languages_dir)
+    src, tgt, src_card, tgt_card = language_cards(dataset["language_pair"], languages_dir, Notes())
+    options = metric_options(settings, None)
     embeddings = shared_embeddings(settings, needs_embeddings(metrics))
     if embeddings is not None:
         cache.load_vectors(embeddings)
@@ -195,12 +196,13 @@ def score_dataset(dataset: dict, settings: dict, languages_dir: Path, cache: Cac
 
     references = [e["reference"] for e in dataset["entries"]]
     oracle = cache.results(f"{dataset['name']}-reference", inputs(references),
-                           lambda: oracle_check(inputs(references), metrics, settings, weights))
+                           lambda: oracle_check(inputs(references), metrics, settings, weights, options))
     results, cards = {}, {}
     for system in dataset["systems"]:
         data = inputs(dataset["predictions"][system])
         started = time.perf_counter()
-        results[system] = cache.results(f"{dataset['name']}-{system}", data, lambda d=data: score_metrics(d, metrics))
+        results[system] = cache.results(f"{dataset['name']}-{system}", data,
+                                        lambda d=data: score_metrics(d, metrics, options))
         cache.save_vectors(embeddings)
         cards[system], _ = build_scores(results[system], [], dataset["entries"], weights, normalisation,
                                         settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
@@ -377,7 +379,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write every number here")
     args = parser.parse_args(argv)
-    settings = load_settings(args.params)
+    settings = load_settings(args.params, Notes())
     cache = Cache(args.cache, code_key(args.params, args.languages))
     datasets = [ted_like(folder) for folder in args.datasets]
     if args.indicmt:
