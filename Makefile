@@ -52,8 +52,10 @@ $(FULL): $(CORE)
 # leaderboard); every job's full log is in results/logs/, Snakemake's own in .snakemake/log/.
 # Then `dvc commit` files the outputs in DVC's cache, as `dvc repro` would have: what DVC versions is the same
 # bytes on any machine, so on a fresh clone dvc.lock does not change and `dvc status` is clean.
+# The target comes first: `--quiet` takes a list, and a target after it (`--quiet rules reason host all`) is
+# read as the choice `all`, which silences Snakemake entirely, its "N of M steps done" lines included.
 run: apt-run $(CORE)
-	DVC_NO_ANALYTICS=1 bin/snakemake --cores all --quiet rules reason host all
+	DVC_NO_ANALYTICS=1 bin/snakemake all --cores all --quiet rules reason host
 	DVC_NO_ANALYTICS=1 $(VENV)/bin/dvc commit --force --quiet
 	@echo; sed -n '3,$$p' results/leaderboard.md; echo; echo "full logs: results/logs/ and .snakemake/log/"
 
