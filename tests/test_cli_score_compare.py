@@ -609,8 +609,8 @@ def test_iso_639_1_codes_resolve_to_the_iso_639_3_cards(files, capsys):
 
 
 def test_each_warning_is_printed_once(files, capsys, tmp_path):
-    """Two systems, a card derived from CLDR (Vietnamese has no card file) and a 20-line file under --ci: each warning once on stderr,
-    none repeated in the text, all of them in every JSON block."""
+    """Two systems, a card derived from CLDR (Vietnamese has no card file) and a 20-line file under --ci: each
+    warning once on stderr, none repeated in the text, all of them in every JSON block."""
     paths, texts, common = files
     small = {}
     for name in ("ref", "a", "b"):

