@@ -33,6 +33,7 @@ from openai_server import Script, serve
 from scratch_project import DATASET, env, make_project, run_card, sh, without_timing
 
 from lyss.errors import InputError
+from lyss.io import fixed
 from lyss.metrics.files import read_metric_result
 from lyss.metrics.score import scoring_input
 
@@ -172,7 +173,7 @@ def test_killed_translation_resumes_redoing_only_unfinished_entries(interrupted)
     for record in finished:  # earlier results kept as they were; their latency goes to the timing file
         kept = {k: v for k, v in record.items() if k not in ("input", "latency_s")}
         assert out[[e["id"] for e in entries].index(record["id"])] == {**kept, "hooks_applied": []}
-        assert timing["latency_s"][record["id"]] == record["latency_s"]
+        assert timing["latency_s"][record["id"]] == fixed(record["latency_s"])  # JSON floats: 10 digits
     meta = json.loads((work / f"results/translations/{DATASET}/llm.meta.json").read_text())
     assert meta["resumed"] == len(done_ids) and meta["translated"] == len(entries) - len(done_ids)
     # the paid records stay, one per entry, so a later deletion of the output costs nothing
@@ -363,7 +364,7 @@ def test_output_of_a_job_killed_before_it_ended_is_marked_incomplete(scoring_pro
     assert refused.returncode != 0 and "IncompleteFilesException" in refused.stdout + refused.stderr
     assert relative in refused.stdout + refused.stderr
     redone = sh(work, "snakemake", "--cores", "1", "--rerun-incomplete", relative)
-    assert "rule score:" in redone.stdout + redone.stderr
+    assert "rule score_plain:" in redone.stdout + redone.stderr  # the cheap metrics of copy_source share one job
     read_metric_result(target)
 
 
