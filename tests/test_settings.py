@@ -383,7 +383,7 @@ INPUT_CASES = {
     "human score of a method the dataset does not run": (
         f"{TED}/human_scores.csv", _human_line(3, 0, "apertium"),
         f"{TED}/human_scores.csv:3: field 'method': method 'apertium' does not run on this dataset (it runs: "
-        f"{', '.join(BASE['datasets']['mqm_ted_ende']['methods'])}, reference)"),
+        f"{', '.join(sorted(p.stem for p in (ROOT / TED / 'systems').glob('*.jsonl')))}, reference)"),
     "dataset card id": ("data/corpora/demo_eng_spa/dataset.yaml",
                         lambda text: text.replace("id: demo_eng_spa", "id: demo"),
                         "data/corpora/demo_eng_spa/dataset.yaml: field 'id': id 'demo' differs from the dataset's "
