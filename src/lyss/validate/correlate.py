@@ -343,9 +343,14 @@ def _epsilon(level: SegmentLevel, values: np.ndarray) -> float:
     return float(pair_statistics(human, metric, None, None, True)[2])
 
 
+# z-scores are rounded before they are ranked: scores equal but for their last bits (another CPU, another BLAS)
+# must tie, or not, on every machine alike, since a rank statistic over tied units is undefined and dropped.
+ZSCORE_DECIMALS = 9
+
+
 def _zscore(values: np.ndarray) -> np.ndarray:
     spread = values.std()
-    return (values - values.mean()) / (spread if spread > 0 else 1.0)
+    return np.round((values - values.mean()) / (spread if spread > 0 else 1.0), ZSCORE_DECIMALS)
 
 
 def significance_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
