@@ -27,7 +27,10 @@ HUMAN_SCORE_FILES = (HUMAN_SCORES, f"reviews/{HUMAN_SCORES}")
 SYSTEM_SUFFIXES = (".txt", ".jsonl")
 
 
-def _lines(path: Path) -> list[str]:
+def read_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file, without the final newline's empty line and without CR of CRLF files."""
+    if not path.exists():
+        raise InputError(path, "does not exist")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -56,8 +59,8 @@ def plaintext_entries(folder) -> list[tuple[int, dict]]:
     folder = Path(folder)
     if not (folder / REFERENCE).exists():
         raise InputError(folder / REFERENCE, f"does not exist (a plain-text dataset needs it beside {SOURCE})")
-    sources = _lines(folder / SOURCE)
-    references = [(path, _lines(path)) for path in (folder / REFERENCE, *extra_reference_files(folder))]
+    sources = read_lines(folder / SOURCE)
+    references = [(path, read_lines(path)) for path in (folder / REFERENCE, *extra_reference_files(folder))]
     for path, lines in references:
         if len(lines) != len(sources):
             raise InputError(path, f"has {len(lines)} lines but {folder / SOURCE} has {len(sources)}")

@@ -23,7 +23,7 @@ import pycountry
 import yaml
 
 from lyss.errors import InputError
-from lyss.prep.folders import HUMAN_SCORES, REFERENCE, SOURCE, SYSTEMS
+from lyss.prep.folders import HUMAN_SCORES, REFERENCE, SOURCE, SYSTEMS, read_lines
 
 
 def iso639_3(code: str, source) -> str:
@@ -35,11 +35,8 @@ def iso639_3(code: str, source) -> str:
 
 
 def _lines(path: Path, expected: int | None = None) -> list[str]:
-    if not path.exists():
-        raise InputError(path, "does not exist")
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    """lyss.prep.folders.read_lines, with the line count the sources set checked."""
+    lines = read_lines(path)
     if expected is not None and len(lines) != expected:
         raise InputError(path, f"has {len(lines)} lines but the sources have {expected}")
     return lines
