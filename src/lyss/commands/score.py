@@ -96,6 +96,12 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     return embeddings
 
 
+def label_embedding(embeddings: Embeddings | None, what: str) -> None:
+    """Name on the progress line what the next texts embedded belong to, so a long bar says which file."""
+    if embeddings is not None:
+        embeddings.label = f"embed {what}"
+
+
 def metric_options(settings: dict, tokenize: str | None) -> dict[str, dict]:
     """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` over the option
     of that name (BLEU's: the metric whose `options_schema` has it)."""
@@ -312,9 +318,11 @@ def run(args: argparse.Namespace) -> int:
                args.ci, args.n, args.seed, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
+    label_embedding(embeddings, "the references (oracle check)")
     oracle = oracle_check(base, metrics, settings, settings["composite"]["profiles"][run_.profile], options)
     blocks = []
     for name, path, hypothesis in zip(names, args.hypotheses, hypotheses, strict=True):
+        label_embedding(embeddings, name)
         data = dataclasses.replace(base, predictions=list(hypothesis), raw_predictions=list(hypothesis))
         blocks.append({"system": name, "file": str(path), **score_system(run_, data, oracle, notes)})
     for block in blocks:
