@@ -56,19 +56,19 @@ from lyss.commands.score import (
     score_metrics,
     shared_embeddings,
 )
-from lyss.metrics.base import ScoringInput, ratio_of_sums
-from lyss.significance import best_cluster, compare_methods, compare_pairs
-from lyss.stats import CorpusStatistic
-from lyss.validate.correlate import (
+from lyss.evidence.correlate import (
     CorrelationOptions,
     ScoreData,
     correlation_table,
     levels_for,
     significance_table,
 )
-from lyss.validate.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
-from lyss.validate.orientation import COMPOSITE, direction_of, oriented
-from lyss.validate.weights import FoldError, cross_validate, metric_spread, rated_rows
+from lyss.evidence.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
+from lyss.evidence.orientation import COMPOSITE, direction_of, oriented
+from lyss.evidence.weights import FoldError, cross_validate, metric_spread, rated_rows
+from lyss.metrics.base import ScoringInput, ratio_of_sums
+from lyss.significance import best_cluster, compare_methods, compare_pairs
+from lyss.stats import CorpusStatistic
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "chrf_plus_plus"

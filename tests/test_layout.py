@@ -12,7 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LYSS = SRC / PACKAGE
 CLI_FILES = {LYSS / "cli.py", *(LYSS / "commands").glob("*.py")}
 LIBRARY = sorted(p for p in LYSS.rglob("*.py") if p not in CLI_FILES and "__pycache__" not in p.parts)
-STAGES = ("prep", "translate", "embed", "metrics", "aggregate", "significance", "report", "validate")
+# The stage packages (and the review, no stage but library code of its own), top line first: each imports only
+# from lines below it (docs/layout.md, "Imports run one way").
+LAYERS = (("report", "significance", "review"), ("studies",), ("evidence",), ("aggregate",), ("metrics",), ("embed",),
+          ("prep", "translate"))
+STAGES = tuple(name for line in LAYERS for name in line)
 
 
 def unit(module: str) -> str:
@@ -51,12 +55,16 @@ def test_the_subpackages_and_top_level_modules_import_each_other_without_a_circl
         targets.discard(source)
     order = list(graphlib.TopologicalSorter(graph).static_order())  # CycleError names the circle
     assert set(STAGES) <= set(order)
+    line_of = {name: number for number, line in enumerate(LAYERS) for name in line}
+    upward = {(source, target) for source in STAGES for target in graph[source]
+              if target in line_of and line_of[target] <= line_of[source]}
+    assert upward == set()
 
 
 def test_each_stage_exposes_the_function_its_script_calls():
     scripts = {"prep.py": "lyss.prep", "embed.py": "lyss.embed", "score.py": "lyss.metrics.score",
                "aggregate.py": "lyss.aggregate", "significance.py": "lyss.significance", "report.py": "lyss.report",
-               "validate.py": "lyss.validate.steps", "validate_dataset.py": "lyss.validate.dataset",
+               "validate.py": "lyss.studies.steps", "validate_dataset.py": "lyss.evidence.dataset",
                "translate.py": "lyss.translate.jobs", "postprocess.py": "lyss.translate.jobs",
                "validation_plots.py": "lyss.report.plots"}
     for script, module in scripts.items():
