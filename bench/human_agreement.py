@@ -24,7 +24,7 @@ target card's weight profile over the weighted metrics shown for every system. P
   and whether the raters significantly prefer another system to it (the same paired bootstrap with Holm's
   correction, over the human scores).
 
-All of it reuses lyss.validate (correlate, dataset) and lyss.significance. Per-system metric results are
+All of it reuses lyss.evidence (correlate, dataset) and lyss.significance. Per-system metric results are
 cached under --cache (default /tmp/lyss-human-agreement), keyed by a hash of the lyss package, the
 language cards, the settings and the texts; sentence vectors are cached by text, so a code change rescores
 without re-embedding.
