@@ -18,6 +18,7 @@ from lyss import __version__
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
 from lyss.aggregate.runcard import apply_caveats, build_scores, withheld_values
+from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import render
@@ -25,7 +26,6 @@ from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
-from lyss.validate.options import positive_int
 
 # Caveats that compare an output with its source: without --source they are not checked, and say so.
 SOURCE_CAVEATS = ("source_copy", "misaligned_output")
