@@ -88,6 +88,9 @@ def test_across_scripts_the_guard_is_the_reference_not_the_reference_to_source_c
     result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES, **cards)
     assert result.values == pytest.approx([0.5, 0.5])
     assert "share no script" in result.details["source_term"]
+    # the reference stays ideal (cos(p, r) = 1 ≥ cos(p, s)); a copy: cos(s1, r1) = 0.6 less 1 − 0.6 → 0.2 → 0
+    assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([1.0, 1.0])
+    assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([0.0, 0.0])
     # a card without scripts counts as sharing one: the stricter rule of the golden test
     assert score(["p1", "p2"], fixed, entries=FIXED_ENTRIES,
                  target_card={"code": "tgt"}).values == pytest.approx([0.5, 0.2])
