@@ -17,9 +17,11 @@ from sacrebleu.metrics.bleu import _TOKENIZERS
 from scratch_project import make_project, sh, write_params
 
 from lyss.cli import main
+from lyss.config import vocabulary
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY
-from lyss.settings import Settings, load_settings, params_schema, validate_params
+from lyss.settings import Settings, load_settings, params_schema
+from lyss.settings import validate_params as validate_with
 from lyss.translate import METHOD_KINDS
 from lyss.translate.hooks import HOOKS
 from lyss.validate.steps import step_options
@@ -27,6 +29,11 @@ from lyss.validate.steps import step_options
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "conf/params.yaml"
 BASE = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+
+
+def validate_params(params, source):
+    """The check as the workflow runs it: against the names the project's registries declare."""
+    return validate_with(params, vocabulary(), source)
 
 
 def full_params() -> dict:
@@ -232,7 +239,7 @@ def test_a_weight_table_not_summing_to_one_warns(tmp_path):
 
 
 def test_registry_lists_are_filled_in_from_the_code():
-    defs = params_schema()["$defs"]
+    defs = params_schema(vocabulary())["$defs"]
     assert defs["metric_id"]["enum"] == sorted(REGISTRY)
     assert defs["hook"]["enum"] == sorted(HOOKS)
     assert defs["method_kind"]["enum"] == sorted(METHOD_KINDS)
@@ -257,7 +264,7 @@ def options_read(module_path: Path) -> set[str]:
 def test_metric_options_in_the_schema_are_exactly_what_the_metric_modules_read():
     """Per module: the options its code reads = the options the schema allows for the metrics it defines, so
     an option a metric ignores is refused and one it reads cannot be refused."""
-    declared = params_schema()["properties"]["metric_options"]["properties"]
+    declared = params_schema(vocabulary())["properties"]["metric_options"]["properties"]
     by_module: dict[str, set[str]] = {}
     for metric_id, plugin in REGISTRY.items():
         allowed = set(declared.get(metric_id, {}).get("properties", {}))
@@ -269,7 +276,7 @@ def test_metric_options_in_the_schema_are_exactly_what_the_metric_modules_read()
 
 
 def test_settings_are_typed_frozen_and_filled_with_defaults(tmp_path):
-    settings = load_settings(ROOT / "params.yaml")
+    settings = load_settings(ROOT / "params.yaml", vocabulary())
     assert isinstance(settings, Settings)
     assert (settings.stats.alpha, settings.stats.bootstrap_resamples) == (0.05, 1000)
     assert (settings.limits.max_entry_chars, settings.limits.max_entries) == (10_000, 1_000_000)
@@ -285,7 +292,7 @@ def test_malformed_yaml_is_one_line(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text("stats:\n  alpha: [0.05\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"params.yaml:3: malformed YAML"):
-        load_settings(path)
+        load_settings(path, vocabulary())
 
 
 def test_lyss_score_refuses_bad_params_before_scoring(tmp_path, capsys):

@@ -153,29 +153,36 @@ def _non_finite(node, path=()):
     return None
 
 
-def validate_params(config, vocabulary: Vocabulary, source="params.yaml",
-                    sections: tuple[str, ...] | None = None) -> list[str]:
-    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run.
-    `sections`: check only these top-level sections (a command that reads one section, such as `lyss db`
-    reading `database`, accepts a settings file that holds just that)."""
-    source = str(source)
+def validate_params(config, vocabulary: Vocabulary, source="params.yaml") -> list[str]:
+    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run."""
+    _check_schema(config, params_schema(vocabulary), str(source))
+    return _check_meaning(with_defaults(config), vocabulary, str(source))
+
+
+def validate_sections(config, sections: tuple[str, ...], source="params.yaml") -> None:
+    """Check only these top-level sections: a command that reads one (`lyss db` reading `database`, `lyss
+    review` reading `datasets` and `review`) accepts a settings file that holds just that. None of them
+    names a registry's entry, so no Vocabulary is needed (and no stage is imported)."""
+    schema = schema_file()
+    schema = {**schema, "required": [k for k in schema.get("required", []) if k in sections],
+              "properties": {k: v for k, v in schema["properties"].items() if k in sections},
+              "additionalProperties": True}
+    if isinstance(config, dict):
+        config = {k: v for k, v in config.items() if k in sections}
+    _check_schema(config, schema, str(source))
+
+
+def _check_schema(config, schema: dict, source: str) -> None:
     if not isinstance(config, dict):
         raise InputError(source, "expected a mapping of settings at the top level")
     found = _non_finite(config)
     if found:
         raise InputError(source, f"must be a finite number, got {found[1]}", field=_key(found[0]))
-    schema = params_schema(vocabulary)
-    if sections is not None:
-        schema = {**schema, "required": [k for k in schema.get("required", []) if k in sections],
-                  "properties": {k: v for k, v in schema["properties"].items() if k in sections},
-                  "additionalProperties": True}
-        config = {k: v for k, v in config.items() if k in sections}
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     if errors:
         key, problem = _explain(_most_specific(errors[0]), schema["$defs"])
         raise InputError(source, problem, field=key)
-    return _check_meaning(with_defaults(config), vocabulary, source) if sections is None else []
 
 
 def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
