@@ -25,8 +25,7 @@ rule aggregate:
         composite=config["composite"],
         oracle=config["oracle"],
         # whether the method's model has a price row: without one its cost was not measured
-        priced=lambda wc: config["methods"][wc.method].get("model")
-        in config["prices"],
+        priced=lambda wc: config["methods"][wc.method].get("model") in config["prices"],
         tiers=config["tiers"],
         caveats=config["caveats"],
         stats=config["stats"],

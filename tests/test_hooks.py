@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from lyss.errors import InputError
+from lyss.settings import Method, Price
 from lyss.translate.hooks import (
     fix_quotes,
     quote_positions,
@@ -13,7 +14,6 @@ from lyss.translate.hooks import (
     resolve_hooks,
     restore_placeholders,
 )
-from lyss.settings import Method, Price
 from lyss.translate.jobs import PostprocessFiles, run_postprocess, run_translation
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -61,3 +61,10 @@ def test_each_stage_exposes_the_function_its_script_calls():
                "validation_plots.py": "lyss.report.plots"}
     for script, module in scripts.items():
         assert module in _edges(ROOT / "scripts" / script)[0], script
+
+
+def test_the_settings_import_no_stage():
+    """Every stage receives the typed settings, so lyss.settings sits below them all: the names it checks
+    (metric ids, hooks, method kinds, validation options) are handed in (lyss.config.vocabulary), and editing
+    a stage's code changes the code hash of no other stage through it."""
+    assert imported_units(LYSS / "settings.py") <= {"errors"}

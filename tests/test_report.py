@@ -14,7 +14,8 @@ from lyss.settings import Tier
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = Tier.all_of([{"name": "fluent", "min": 0.85}, {"name": "deployable", "min": 0.7},
-                     {"name": "functional", "min": 0.5}, {"name": "emerging", "min": 0.3}, {"name": "baseline", "min": 0.0}])
+                     {"name": "functional", "min": 0.5}, {"name": "emerging", "min": 0.3},
+                     {"name": "baseline", "min": 0.0}])
 
 
 def _cards():

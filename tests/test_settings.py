@@ -9,6 +9,7 @@ import json
 import math
 import re
 import shutil
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,18 @@ from lyss.cli import main
 from lyss.config import vocabulary
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY
-from lyss.settings import Settings, load_settings, params_schema
+from lyss.settings import (
+    Caveats,
+    Composite,
+    Embeddings,
+    Limits,
+    Oracle,
+    Price,
+    Settings,
+    Stats,
+    load_settings,
+    params_schema,
+)
 from lyss.settings import validate_params as validate_with
 from lyss.translate import METHOD_KINDS
 from lyss.translate.hooks import HOOKS
@@ -286,6 +298,28 @@ def test_settings_are_typed_frozen_and_filled_with_defaults(tmp_path):
         settings.stats.alpha = 0.5
     with pytest.raises(TypeError):
         settings.composite.profiles["B"]["semantic_score"] = 1.0
+
+
+def test_every_default_is_the_schemas_filled_in_by_the_loader():
+    """params.yaml without its optional sections and keys gets exactly the schema's `default`s (read here from
+    the schema file itself), and no settings class carries a default of its own that could differ."""
+    schema = json.loads((ROOT / "src/lyss/schemas/params.schema.json").read_text(encoding="utf-8"))["properties"]
+    params = copy.deepcopy(BASE)
+    for section in ("limits", "oracle", "embeddings", "languages_dir", "metric_options", "prices", "database"):
+        params.pop(section, None)
+    for key in ("profile", "min_entries", "min_coverage", "min_weight_share"):
+        del params["composite"][key]
+    del params["stats"]["min_entries_warning"]
+    settings = Settings.from_mapping(params, vocabulary(), SOURCE)
+    assert settings.languages_dir == schema["languages_dir"]["default"]
+    for section, typed in (("limits", settings.limits), ("oracle", settings.oracle),
+                           ("embeddings", settings.embeddings), ("composite", settings.composite),
+                           ("stats", settings.stats)):
+        defaults = {k: v["default"] for k, v in schema[section]["properties"].items() if "default" in v}
+        assert defaults and {k: getattr(typed, k) for k in defaults} == defaults, section
+    assert (settings.database_url, dict(settings.prices), settings.metric_options.of_metric("bleu")) == (None, {}, {})
+    for cls in (Stats, Composite, Limits, Oracle, Embeddings, Caveats, Price):
+        assert all(f.default in (None, MISSING) for f in fields(cls)), cls.__name__
 
 
 def test_malformed_yaml_is_one_line(tmp_path):

@@ -6,10 +6,10 @@ import subprocess
 import pytest
 
 from lyss.errors import InputError
+from lyss.settings import Method
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
 from lyss.translate.hooks import apply_hooks, resolve_hooks
-from lyss.settings import Method
 from lyss.translate.jobs import model_call_settings, timed_records
 from lyss.translate.runner import entry_key, partial_path, settings_key, timing_sidecar, translate_corpus
 

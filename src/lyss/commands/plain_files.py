@@ -9,9 +9,9 @@ scored.
 import sys
 from pathlib import Path, PurePath
 
+from lyss.config import vocabulary
 from lyss.errors import InputError
 from lyss.languages import card_for, provenance_warning, resolve_code
-from lyss.config import vocabulary
 from lyss.settings import read_params_file, validate_params, with_defaults
 
 
