@@ -11,4 +11,4 @@ with logged(snakemake.log[0]):
                        tuple(snakemake.output), inputs=tuple(snakemake.input.languages),
                        embeddings=tuple(snakemake.input.get("embeddings", [])))
     score_metrics(snakemake.params.metrics, files, snakemake.params.code, MetricOptions.of(snakemake.params.options),
-                  snakemake.params.languages_dir, Embeddings(backend=snakemake.params.embedding_backend))
+                  snakemake.params.languages_dir, Embeddings.of({"backend": snakemake.params.embedding_backend}))

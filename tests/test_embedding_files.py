@@ -17,7 +17,7 @@ DEMO = Path("data/corpora/demo_eng_spa")
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
 
 
-COUNTING = Embeddings(backend="counting")
+COUNTING = Embeddings.of({"backend": "counting"})
 
 
 class CountingBackend:

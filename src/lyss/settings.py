@@ -360,11 +360,9 @@ class Oracle(_Section):
 
 @dataclass(frozen=True)
 class Embeddings(_Section):
-    """`batch_size` None: the backend's own batching (the schema gives no default on purpose)."""
-
     SECTION = "embeddings"
     backend: str
-    batch_size: int | None = None
+    batch_size: int
 
 
 @dataclass(frozen=True)
