@@ -278,6 +278,11 @@ def _fill(node: dict, schema: dict) -> None:
             _fill(node[key], sub)
 
 
+def default_of(key: str):
+    """The schema's default of a top-level key (`languages_dir` → "data/languages")."""
+    return copy.deepcopy(schema_file()["properties"][key]["default"])
+
+
 def section_defaults(section: str) -> dict:
     """The schema's defaults of one top-level section's keys (`limits` → {max_entry_chars: 10000, …})."""
     properties = schema_file()["properties"][section].get("properties", {})
