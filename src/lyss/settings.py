@@ -349,6 +349,13 @@ class Composite(_Section):
     min_coverage: float
     min_weight_share: float
 
+    @classmethod
+    def of(cls, mapping: Mapping | None = None) -> "Composite":
+        """`normalisation` absent: no overrides, each metric's own (kept out of the schema's defaults so the
+        section a run card's fingerprint hashes is the one the file holds)."""
+        mapping = mapping or {}
+        return super().of({**mapping, "normalisation": mapping.get("normalisation", {})})
+
 
 @dataclass(frozen=True)
 class Limits(_Section):
