@@ -23,10 +23,9 @@ rule aggregate:
     params:
         method=lambda wc: config["methods"][wc.method],
         composite=config["composite"],
-        oracle=config.get("oracle", {}),
+        oracle=config["oracle"],
         # whether the method's model has a price row: without one its cost was not measured
-        priced=lambda wc: config["methods"][wc.method].get("model")
-        in config.get("prices", {}),
+        priced=lambda wc: config["methods"][wc.method].get("model") in config["prices"],
         tiers=config["tiers"],
         caveats=config["caveats"],
         stats=config["stats"],

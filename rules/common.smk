@@ -9,6 +9,7 @@ from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
 from lyss.prep import dataset_language_pair
 from lyss.prep.folders import corpus_files, expand_dataset_folders
+from lyss.settings import Method
 from lyss.translate.eligibility import select_methods
 
 # The reference oracle (docs/oracle.md): every dataset gets a method that outputs its references, scored
@@ -19,19 +20,26 @@ ORACLE = "reference"
 with one_line_errors():
     # each dataset folder's systems/ and human_scores.csv join the settings before they are checked
     expand_dataset_folders(config)
-    for warning in check_params(config):
+    # read and checked once: the typed settings, every default of the schema filled in (lyss.settings)
+    SETTINGS = check_params(config)
+    for warning in SETTINGS.warnings:
         print(f"lyss: warning: {warning}", file=sys.stderr)
-    if ORACLE in config["methods"]:
+    if ORACLE in SETTINGS.methods:
         raise InputError(
             "params.yaml",
             "the method name 'reference' is reserved for the reference oracle",
             field=f"methods.{ORACLE}",
         )
+# Rule params are plain sections of `config` (Snakemake reruns a job when their repr changes and ignores
+# values it cannot represent), so `config` takes the checked settings with their defaults; each script turns
+# its params back into the typed sections (lyss.settings) its stage function takes.
+config.update(SETTINGS.plain())
 config["methods"][ORACLE] = {"kind": "reference"}
-DATASETS = list(config["datasets"])
-METRICS = list(config["metrics"])
-LANGUAGES_DIR = config.get("languages_dir", "data/languages")
-VALIDATION_PARTS = list(config.get("validation", {}))
+METHODS = {**SETTINGS.methods, ORACLE: Method.of(config["methods"][ORACLE])}
+DATASETS = list(SETTINGS.datasets)
+METRICS = list(SETTINGS.metrics)
+LANGUAGES_DIR = SETTINGS.languages_dir
+VALIDATION_PARTS = list(SETTINGS.validation)
 
 
 wildcard_constraints:
@@ -99,7 +107,7 @@ def skipped_methods(dataset):
 # Errors before work: the method lists, then every corpus, system output and human-scores file, read with the
 # checks of the stage that reads them, before the first job (also under `snakemake -n`).
 with one_line_errors():
-    check_inputs(config, dataset_methods)
+    check_inputs(SETTINGS, dataset_methods)
 
 
 def translations(dataset):

@@ -3,8 +3,7 @@
 # metric embeds.
 from lyss.metrics import get_metric
 
-EMBEDDING_SETTINGS = config.get("embeddings", {})
-EMBEDDING_BACKEND = EMBEDDING_SETTINGS.get("backend", "auto")
+EMBEDDING_BACKEND = SETTINGS.embeddings.backend
 EMBEDDING_METRICS = [
     m for m in METRICS if getattr(get_metric(m), "needs_embeddings", False)
 ]
@@ -60,7 +59,7 @@ rule embed_corpus_field:
         runtime=120,
     params:
         backend=EMBEDDING_BACKEND,
-        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+        batch_size=SETTINGS.embeddings.batch_size,
         code=code("embed.py"),
     script:
         "../scripts/embed.py"
@@ -86,7 +85,7 @@ rule embed_method:
         runtime=120,
     params:
         backend=EMBEDDING_BACKEND,
-        batch_size=EMBEDDING_SETTINGS.get("batch_size"),
+        batch_size=SETTINGS.embeddings.batch_size,
         code=code("embed.py"),
     script:
         "../scripts/embed.py"

@@ -16,7 +16,7 @@ rule prep:
     params:
         dataset_dir=dataset_dir,
         languages_dir=LANGUAGES_DIR,
-        limits=config.get("limits", {}),
+        limits=config["limits"],
         code=code("prep.py"),
     script:
         "../scripts/prep.py"

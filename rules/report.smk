@@ -39,7 +39,7 @@ rule report:
     params:
         tiers=config["tiers"],
         # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
-        database=mask_url(configured_url(config.get("database"))),
+        database=mask_url(configured_url(config["database"])),
         code=code("report.py", "all"),
     script:
         "../scripts/report.py"

@@ -29,7 +29,7 @@ def group_outputs(metrics):
 
 
 def group_options(metrics):
-    return {m: config.get("metric_options", {}).get(m, {}) for m in metrics}
+    return {m: config["metric_options"].get(m, {}) for m in metrics}
 
 
 def group_code(metrics):

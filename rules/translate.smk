@@ -6,17 +6,22 @@ from lyss.translate.simple import precomputed_path
 
 def method_prices(wildcards):
     """Only the price row of this method's model, so editing another model's price reruns nothing."""
-    model = config["methods"][wildcards.method].get("model")
-    return config.get("prices", {}).get(model)
+    model = METHODS[wildcards.method].options.get("model")
+    return config["prices"].get(model)
 
 
 def method_files(wildcards):
     """Files a method reads besides the corpus (a precomputed output), so editing them reruns it."""
-    method = config["methods"][wildcards.method]
-    if method["kind"] != "precomputed":
+    method = METHODS[wildcards.method]
+    if method.kind != "precomputed":
         return []
     return [
-        precomputed_path(method, wildcards.dataset, "params.yaml", wildcards.method)
+        precomputed_path(
+            config["methods"][wildcards.method],
+            wildcards.dataset,
+            "params.yaml",
+            wildcards.method,
+        )
     ]
 
 
@@ -38,7 +43,7 @@ rule translate:
         mem_mb=1000,
         runtime=120,
     params:
-        method=lambda wc: model_call_settings(config["methods"][wc.method], wc.dataset),
+        method=lambda wc: model_call_settings(METHODS[wc.method], wc.dataset),
         records_dir="results/translations/records/{dataset}/{method}",
         # wall-clock timing: not an output (DVC versions none of it), read by `aggregate` when present
         timing="results/timings/translations/{dataset}/{method}.json",
@@ -65,7 +70,7 @@ rule postprocess:
         mem_mb=1000,
         runtime=30,
     params:
-        hooks=lambda wc: config["methods"][wc.method].get("postprocess", []),
+        hooks=lambda wc: list(METHODS[wc.method].postprocess),
         price=method_prices,
         languages_dir=LANGUAGES_DIR,
         code=code("postprocess.py"),

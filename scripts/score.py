@@ -1,12 +1,14 @@
 """Snakemake adapter for rules `score`, `score_plain` and `score_with_vectors`: the metrics of one dataset ×
-method, one output file each, in the order of `params.metrics`."""
+method, one output file each, in the order of `params.metrics`. Of `embeddings:` the rules pass the backend
+alone (a batch size changes no score, so it reruns none)."""
 
-from lyss.metrics.score import score_metrics
+from lyss.metrics.score import ScoreFiles, score_metrics
 from lyss.scripting import logged
+from lyss.settings import Embeddings, MetricOptions
 
 with logged(snakemake.log[0]):
-    score_metrics(snakemake.params.metrics, snakemake.input.corpus, snakemake.input.meta,
-                  snakemake.input.translations, snakemake.params.languages_dir, snakemake.params.options,
-                  snakemake.params.code, list(snakemake.output), inputs=snakemake.input.languages,
-                  embedding_paths=snakemake.input.get("embeddings", []),
-                  embedding_backend=snakemake.params.embedding_backend)
+    files = ScoreFiles(snakemake.input.corpus, snakemake.input.meta, snakemake.input.translations,
+                       tuple(snakemake.output), inputs=tuple(snakemake.input.languages),
+                       embeddings=tuple(snakemake.input.get("embeddings", [])))
+    score_metrics(snakemake.params.metrics, files, snakemake.params.code, MetricOptions.of(snakemake.params.options),
+                  snakemake.params.languages_dir, Embeddings.of({"backend": snakemake.params.embedding_backend}))

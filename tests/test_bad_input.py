@@ -287,6 +287,24 @@ WORKFLOW_CASES = {
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", PARAMS, ids=lambda c: c.name)
+def test_every_bad_setting_stops_snakemake_as_its_one_line(project, case):
+    """The params.yaml table above, while Snakemake loads the workflow: exit 1, nothing on stdout, and on
+    stderr the one line naming the key (no stack frame, no plan)."""
+    original = read_params(project)
+    write_params(project, case.content(copy.deepcopy(original)))
+    try:
+        done = sh(project, "snakemake", "-n", "--cores", "1", "all", check=False, timeout=300,
+                  env_extra={"PYTHONPATH": str(project / "src")})
+    finally:
+        write_params(project, original)
+    field = case.field.encode("unicode_escape").decode("ascii")
+    assert (done.returncode, done.stdout, done.stderr.count("\n")) == (1, "", 1), done.stderr[-3000:]
+    assert done.stderr.startswith(f"params.yaml: field '{field}': "), done.stderr
+    assert re.search(case.problem, done.stderr), done.stderr
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(WORKFLOW_CASES))
 def test_workflow_stops_before_any_expensive_step(project, kind):
     path, change, message = WORKFLOW_CASES[kind]

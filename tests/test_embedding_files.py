@@ -9,11 +9,15 @@ import yaml
 
 from lyss.aggregate.caveats import score_caveats
 from lyss.embed import embed_field, embedders
-from lyss.metrics.score import score_metrics
+from lyss.metrics.score import ScoreFiles, score_metrics
 from lyss.prep import prep_dataset
+from lyss.settings import Embeddings, MetricOptions
 
 DEMO = Path("data/corpora/demo_eng_spa")
 SETTINGS = yaml.safe_load(Path("params.yaml").read_text())["caveats"]
+
+
+COUNTING = Embeddings.of({"backend": "counting"})
 
 
 class CountingBackend:
@@ -42,10 +46,10 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
     out = tmp_path / "embeddings"
     fields = {f: out / f"{f}.npy" for f in ("source", "reference")}
     for field, path in fields.items():  # one job each (each its own table, as separate processes)
-        embed_field(corpus, field, path, spec="counting")
+        embed_field(corpus, field, path, settings=COUNTING)
     for method in ("copy_source", "shouting"):  # `reference` is the reference field's file
         embed_field(corpus, method, out / f"{method}.npy", translations_path=tmp_path / f"{method}.jsonl",
-                    reuse=list(fields.values()), spec="counting")
+                    reuse=list(fields.values()), settings=COUNTING)
     sent = CountingBackend.texts
     for e in entries:
         assert sent.count(e["source"]) == 1 and sent.count(e["reference"]) == 1
@@ -56,10 +60,10 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
     for method in methods:
         paths = [fields["source"], fields["reference"], out / f"{method}.npy"]
         metrics = ["semantic_score", "hallucination_rate"]
-        score_metrics(metrics, corpus, meta, tmp_path / f"{method}.jsonl", "data/languages",
-                      dict.fromkeys(metrics, {"embedder": "counting"}), dict.fromkeys(metrics, "code"),
-                      [tmp_path / f"{method}.{m}.parquet" for m in metrics], embedding_paths=paths,
-                      embedding_backend="counting")
+        files = ScoreFiles(corpus, meta, tmp_path / f"{method}.jsonl",
+                           tuple(tmp_path / f"{method}.{m}.parquet" for m in metrics), embeddings=tuple(paths))
+        score_metrics(metrics, files, dict.fromkeys(metrics, "code"),
+                      MetricOptions.of(dict.fromkeys(metrics, {"embedder": "counting"})), "data/languages", COUNTING)
         score_caveats(entries, methods[method], SETTINGS, embedders.embeddings_from_files(paths, "counting"))
     assert len(CountingBackend.texts) == embedded
 

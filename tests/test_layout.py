@@ -120,3 +120,10 @@ def test_the_public_module_check_sees_a_private_name_and_an_undocumented_module(
     for documented in sorted(public):  # every listed module exists
         path = SRC.joinpath(*documented.split("."))
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), documented
+
+
+def test_the_settings_import_no_stage():
+    """Every stage receives the typed settings, so lyss.settings sits below them all: the names it checks
+    (metric ids, hooks, method kinds, validation options) are handed in (lyss.config.vocabulary), and editing
+    a stage's code changes the code hash of no other stage through it."""
+    assert imported_units(LYSS / "settings.py") <= {"errors"}

@@ -15,11 +15,13 @@ from handmade_cards import make_card
 from selenium.webdriver.support.ui import WebDriverWait
 
 from lyss.report.plots import composite_rows, correlation_rows, tier_chrf_rows, write_plots, write_validation_plots
+from lyss.settings import Tier
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
-TIERS = [{"name": "fluent", "min": 0.85}, {"name": "deployable", "min": 0.7}, {"name": "functional", "min": 0.5},
-         {"name": "emerging", "min": 0.3}, {"name": "baseline", "min": 0.0}]
+TIERS = Tier.all_of([{"name": "fluent", "min": 0.85}, {"name": "deployable", "min": 0.7},
+                     {"name": "functional", "min": 0.5}, {"name": "emerging", "min": 0.3},
+                     {"name": "baseline", "min": 0.0}])
 
 
 def cards():

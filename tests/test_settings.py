@@ -9,6 +9,7 @@ import json
 import math
 import re
 import shutil
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,22 @@ from sacrebleu.metrics.bleu import _TOKENIZERS
 from scratch_project import make_project, sh, write_params
 
 from lyss.cli import main
+from lyss.config import vocabulary
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY
-from lyss.settings import Settings, load_settings, params_schema, validate_params
+from lyss.settings import (
+    Caveats,
+    Composite,
+    Embeddings,
+    Limits,
+    Oracle,
+    Price,
+    Settings,
+    Stats,
+    load_settings,
+    params_schema,
+)
+from lyss.settings import validate_params as validate_with
 from lyss.studies.steps import step_options
 from lyss.translate import METHOD_KINDS
 from lyss.translate.hooks import HOOKS
@@ -27,6 +41,11 @@ from lyss.translate.hooks import HOOKS
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "conf/params.yaml"
 BASE = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+
+
+def validate_params(params, source):
+    """The check as the workflow runs it: against the names the project's registries declare."""
+    return validate_with(params, vocabulary(), source)
 
 
 def full_params() -> dict:
@@ -232,7 +251,7 @@ def test_a_weight_table_not_summing_to_one_warns(tmp_path):
 
 
 def test_registry_lists_are_filled_in_from_the_code():
-    defs = params_schema()["$defs"]
+    defs = params_schema(vocabulary())["$defs"]
     assert defs["metric_id"]["enum"] == sorted(REGISTRY)
     assert defs["hook"]["enum"] == sorted(HOOKS)
     assert defs["method_kind"]["enum"] == sorted(METHOD_KINDS)
@@ -257,7 +276,7 @@ def options_read(module_path: Path) -> set[str]:
 def test_metric_options_in_the_schema_are_exactly_what_the_metric_modules_read():
     """Per module: the options its code reads = the options the schema allows for the metrics it defines, so
     an option a metric ignores is refused and one it reads cannot be refused."""
-    declared = params_schema()["properties"]["metric_options"]["properties"]
+    declared = params_schema(vocabulary())["properties"]["metric_options"]["properties"]
     by_module: dict[str, set[str]] = {}
     for metric_id, plugin in REGISTRY.items():
         allowed = set(declared.get(metric_id, {}).get("properties", {}))
@@ -269,7 +288,7 @@ def test_metric_options_in_the_schema_are_exactly_what_the_metric_modules_read()
 
 
 def test_settings_are_typed_frozen_and_filled_with_defaults(tmp_path):
-    settings = load_settings(ROOT / "params.yaml")
+    settings = load_settings(ROOT / "params.yaml", vocabulary())
     assert isinstance(settings, Settings)
     assert (settings.stats.alpha, settings.stats.bootstrap_resamples) == (0.05, 1000)
     assert (settings.limits.max_entry_chars, settings.limits.max_entries) == (10_000, 1_000_000)
@@ -281,11 +300,33 @@ def test_settings_are_typed_frozen_and_filled_with_defaults(tmp_path):
         settings.composite.profiles["B"]["semantic_score"] = 1.0
 
 
+def test_every_default_is_the_schemas_filled_in_by_the_loader():
+    """params.yaml without its optional sections and keys gets exactly the schema's `default`s (read here from
+    the schema file itself), and no settings class carries a default of its own that could differ."""
+    schema = json.loads((ROOT / "src/lyss/schemas/params.schema.json").read_text(encoding="utf-8"))["properties"]
+    params = copy.deepcopy(BASE)
+    for section in ("limits", "oracle", "embeddings", "languages_dir", "metric_options", "prices", "database"):
+        params.pop(section, None)
+    for key in ("profile", "min_entries", "min_coverage", "min_weight_share"):
+        del params["composite"][key]
+    del params["stats"]["min_entries_warning"]
+    settings = Settings.from_mapping(params, vocabulary(), SOURCE)
+    assert settings.languages_dir == schema["languages_dir"]["default"]
+    for section, typed in (("limits", settings.limits), ("oracle", settings.oracle),
+                           ("embeddings", settings.embeddings), ("composite", settings.composite),
+                           ("stats", settings.stats)):
+        defaults = {k: v["default"] for k, v in schema[section]["properties"].items() if "default" in v}
+        assert defaults and {k: getattr(typed, k) for k in defaults} == defaults, section
+    assert (settings.database_url, dict(settings.prices), settings.metric_options.of_metric("bleu")) == (None, {}, {})
+    for cls in (Stats, Composite, Limits, Oracle, Embeddings, Caveats, Price):
+        assert all(f.default in (None, MISSING) for f in fields(cls)), cls.__name__
+
+
 def test_malformed_yaml_is_one_line(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text("stats:\n  alpha: [0.05\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"params.yaml:3: malformed YAML"):
-        load_settings(path)
+        load_settings(path, vocabulary())
 
 
 def test_lyss_score_refuses_bad_params_before_scoring(tmp_path, capsys):

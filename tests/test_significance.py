@@ -14,6 +14,7 @@ from lyss.errors import InputError
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.files import write_metric_result
 from lyss.metrics.surface import Bleu, ChrFPlusPlus, ExactMatch
+from lyss.settings import Composite, Stats
 from lyss.significance import best_cluster, compare_methods, dataset_significance, load_method_results
 
 WORDS = ("el la de que y en un una los se del las por con para es al lo como más pero casa perro tiempo "
@@ -168,12 +169,12 @@ def test_dataset_significance_compares_what_the_cards_show_and_never_the_oracle(
              # c's card nulls exact_match_rate (say, too few entries): it is neither tested nor in c's composite
              _card(tmp_path, "c", "precomputed", {**shown, "exact_match_rate": None}),
              _card(tmp_path, "reference", "reference", shown)]
-    composite = {"profiles": {"A": WEIGHTS, "B": {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10}},
-                 "normalisation": NORMALISATION}
-    stats = {"seed": 5, "bootstrap_resamples": 200, "alpha": 0.05, "ar_trials": 200}
+    composite = Composite.of({"profiles": {"A": WEIGHTS, "B": {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10}},
+                              "normalisation": NORMALISATION})
+    stats = Stats.of({"seed": 5, "bootstrap_resamples": 200, "alpha": 0.05, "ar_trials": 200})
     out = tmp_path / "significance" / "demo.json"
-    dataset_significance(dataset="demo", metric_paths=paths, card_paths=cards, composite_settings=composite,
-                         stats_settings=stats, out_path=out)
+    dataset_significance(dataset="demo", metric_paths=paths, card_paths=cards, composite=composite, stats=stats,
+                         out_path=out)
     block = json.loads(out.read_text())
     assert block["dataset"] == "demo" and block["composite_profile"] == "B"  # the cards' profile
     assert block["methods"] == ["a", "b", "c"]  # the oracle is not a contestant

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from lyss.errors import InputError
+from lyss.settings import Method
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.base import TranslationRecord
 from lyss.translate.hooks import apply_hooks, resolve_hooks
@@ -254,7 +255,7 @@ def test_command_blank_line_separation_is_checked(tmp_path):
 
 def test_model_call_settings_leave_out_hooks_and_other_datasets_files():
     config = {"kind": "precomputed", "paths": {"d": "x.txt", "e": "y.txt"}, "postprocess": ["fix_quotes"]}
-    assert model_call_settings(config, "d") == {"kind": "precomputed", "paths": {"d": "x.txt"}}
+    assert model_call_settings(Method.of(config), "d") == {"kind": "precomputed", "paths": {"d": "x.txt"}}
 
 
 def test_records_of_an_llm_are_keyed_by_what_shapes_the_answer():

@@ -1,6 +1,12 @@
 """One error type for bad user input, so every message names the file, the line and the field."""
 
 
+def _printable(text: str) -> str:
+    """A key as one line: control characters (a dataset name ending in a newline) spelled as escapes, so the
+    message stays the single line a person reads, under Snakemake too."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 class InputError(ValueError):
     """Bad user input. The message always says where: file, line (when the format has lines), field."""
 
@@ -10,5 +16,5 @@ class InputError(ValueError):
         self.field = field
         self.problem = problem
         where = self.path + (f":{line}" if line is not None else "")
-        what = f"field '{field}': " if field else ""
+        what = f"field '{_printable(field)}': " if field else ""
         super().__init__(f"{where}: {what}{problem}")

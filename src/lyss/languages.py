@@ -25,6 +25,7 @@ import regex
 import yaml
 
 from lyss.errors import InputError
+from lyss.settings import default_of
 
 FROM_FILE = "file"
 FROM_CLDR = "derived from CLDR"
@@ -87,9 +88,10 @@ class LanguageCards(dict):
         return self[code]
 
 
-def card_for(code: str, directory="data/languages") -> dict:
-    """The card of one language: its file merged over the CLDR card, or the CLDR card alone."""
-    path = Path(directory) / f"{code}.yaml"
+def card_for(code: str, directory=None) -> dict:
+    """The card of one language: its file merged over the CLDR card, or the CLDR card alone. `directory`:
+    the card folder (None: params.yaml's default `languages_dir`)."""
+    path = Path(directory or default_of("languages_dir")) / f"{code}.yaml"
     return load_card(path) if path.exists() else derived_card(code, path)
 
 
@@ -217,15 +219,16 @@ def _cldr_quotes(locale: str) -> dict | None:
     return {"primary": primary, "secondary": secondary}
 
 
-def resolve_code(code: str, directory="data/languages") -> str:
+def resolve_code(code: str, directory=None) -> str:
     """The card code (ISO 639-3) of a language code as users type it: a code with a card file in
     `directory` or an ISO 639-3 code as it is, an ISO 639-1 code (`es`, sacrebleu's `-l en-es`) or an
     ISO 639-2/B code (`ger`) as its ISO 639-3 code, so that `es` gets the shipped Spanish card and its
     analyzer exactly as `spa` does. Anything else is an InputError: a misspelt code must not be scored
     as a language nobody knows."""
+    directory = Path(directory or default_of("languages_dir"))
     typed = code.strip()
     lowered = typed.lower()
-    if (Path(directory) / f"{typed}.yaml").exists():
+    if (directory / f"{typed}.yaml").exists():
         return typed
     if pycountry.languages.get(alpha_3=lowered) is not None:
         return lowered
@@ -234,7 +237,7 @@ def resolve_code(code: str, directory="data/languages") -> str:
     if by_other is not None:
         return by_other.alpha_3
     raise InputError("--lang-pair", f"unknown language code {code!r}: not an ISO 639-1 or ISO 639-3 code and "
-                                    f"no card file {Path(directory) / (typed + '.yaml')}")
+                                    f"no card file {directory / (typed + '.yaml')}")
 
 
 def is_known_language(code: str, cards: dict) -> bool:

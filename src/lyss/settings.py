@@ -1,5 +1,6 @@
 """params.yaml checked whole against one JSON Schema (src/lyss/schemas/params.schema.json) and loaded into
-typed, frozen settings objects.
+typed, frozen settings objects: the one place that reads, checks and types the settings, and the one source of
+their defaults (the schema's `default`s, filled in by the loader; no dataclass field or stage restates one).
 
 Why a schema and not scattered checks: a setting that is misspelled (`tokenise:`) or out of range (`alpha: 5`)
 used to be ignored or to fail deep inside a job, an hour into a run, as a Python traceback. Here every key
@@ -7,46 +8,69 @@ at every depth is known, typed and bounded, and the first problem is one line na
 with a "did you mean" for unknown keys, before any job runs. What a schema cannot say (a profile's total,
 a dataset naming a method that does not exist, the options each `lyss <part>` command accepts) is checked
 in `_check_meaning` right after it.
+
+Why a `Vocabulary` is passed in: the names the schema accepts (metric ids and their options, hooks, method
+kinds, the validation parts' options) are declared by the stages' registries, and every stage receives these
+settings, so this module sits below all of them and imports none (tests/test_layout.py). `lyss.config.vocabulary`
+gathers the registries above the stages and hands them in; editing a stage's code then changes only the
+stages that import it.
 """
 
+import copy
 import difflib
 import functools
 import json
 import math
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
+from typing import ClassVar
 
 import jsonschema
 import yaml
 
 from lyss.errors import InputError
-from lyss.studies.steps import step_options
 
 # spec §4.4: "each weight table sums to 1.00"; the composite renormalises anyway, so other sums only warn.
 WEIGHT_SUM_TOLERANCE = 0.005
 NAME_RULE = "names may hold only letters, digits, '_' and '-' (they become file names)"
 
 
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """The names the settings may use, as the stages' registries declare them. `metric_options`: per metric
+    id, the JSON-Schema properties of the options its class reads (`options_schema`, may be empty);
+    `step_options`: per validation part, the options its `lyss <part>` parser accepts. Compared by identity,
+    so the schema built from one is cached."""
+
+    metric_options: Mapping[str, Mapping]
+    hooks: tuple[str, ...]
+    method_kinds: tuple[str, ...]
+    bleu_tokenizers: tuple[str, ...]
+    step_options: Mapping[str, frozenset[str]]
+
+
 @functools.cache
-def params_schema() -> dict:
+def schema_file() -> dict:
+    """params.schema.json as written (the registry-driven lists empty), the source of every default."""
+    return json.loads(resources.files("lyss.schemas").joinpath("params.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.cache
+def params_schema(vocabulary: Vocabulary) -> dict:
     """The schema with its registry-driven lists filled in, so a new metric, hook or method kind is
     accepted without editing the schema file."""
-    from sacrebleu.metrics.bleu import _TOKENIZERS
-
-    from lyss.metrics import REGISTRY, declaration
-    from lyss.translate import METHOD_KINDS
-    from lyss.translate.hooks import HOOKS
-
-    schema = json.loads(resources.files("lyss.schemas").joinpath("params.schema.json").read_text(encoding="utf-8"))
+    schema = copy.deepcopy(schema_file())
     defs = schema["$defs"]
-    for name, values in (("metric_id", REGISTRY), ("hook", HOOKS), ("method_kind", METHOD_KINDS),
-                         ("bleu_tokenizer", _TOKENIZERS)):
+    for name, values in (("metric_id", vocabulary.metric_options), ("hook", vocabulary.hooks),
+                         ("method_kind", vocabulary.method_kinds), ("bleu_tokenizer", vocabulary.bleu_tokenizers)):
         defs[name]["enum"] = sorted(values)
+    schema["properties"]["validation"]["propertyNames"] = {"enum": list(vocabulary.step_options)}
     schema["properties"]["metric_options"]["properties"] = {
-        m: {"type": "object", "additionalProperties": False, "properties": declaration(m, "options_schema")}
-        for m in REGISTRY if declaration(m, "options_schema")}
+        m: {"type": "object", "additionalProperties": False, "properties": dict(options)}
+        for m, options in vocabulary.metric_options.items() if options}
     return schema
 
 
@@ -69,8 +93,9 @@ def _number(value) -> str:
     return repr(value) if not isinstance(value, float) or not value.is_integer() else f"{value:g}"
 
 
-def _explain(error: jsonschema.ValidationError) -> tuple[str | None, str]:
-    """(dotted key, problem) for one schema error, worded for a person editing params.yaml."""
+def _explain(error: jsonschema.ValidationError, defs: dict) -> tuple[str | None, str]:
+    """(dotted key, problem) for one schema error, worded for a person editing params.yaml; `defs`: the
+    schema's $defs, which name the kind of an unknown value."""
     path, rule, value = list(error.absolute_path), error.validator, error.validator_value
     instance = error.instance
     if "propertyNames" in error.absolute_schema_path:  # a bad key: report the key itself
@@ -94,7 +119,7 @@ def _explain(error: jsonschema.ValidationError) -> tuple[str | None, str]:
     if rule == "enum":
         label = {"metric_id": "metric", "hook": "post-processing hook", "method_kind": "method kind",
                  "bleu_tokenizer": "sacrebleu tokenizer", "normalisation": "normalisation"}
-        kind = next((label[d] for d in label if error.schema is params_schema()["$defs"][d]), "value")
+        kind = next((label[d] for d in label if error.schema is defs[d]), "value")
         return _key(path), _unknown(kind, instance, value)
     if rule == "type":
         wanted = " or ".join(value) if isinstance(value, list) else value
@@ -128,28 +153,36 @@ def _non_finite(node, path=()):
     return None
 
 
-def validate_params(config, source="params.yaml", sections: tuple[str, ...] | None = None) -> list[str]:
-    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run.
-    `sections`: check only these top-level sections (a command that reads one section, such as `lyss db`
-    reading `database`, accepts a settings file that holds just that)."""
-    source = str(source)
+def validate_params(config, vocabulary: Vocabulary, source="params.yaml") -> list[str]:
+    """Raise InputError (file and key) for the first problem; return warnings that do not stop a run."""
+    _check_schema(config, params_schema(vocabulary), str(source))
+    return _check_meaning(with_defaults(config), vocabulary, str(source))
+
+
+def validate_sections(config, sections: tuple[str, ...], source="params.yaml") -> None:
+    """Check only these top-level sections: a command that reads one (`lyss db` reading `database`, `lyss
+    review` reading `datasets` and `review`) accepts a settings file that holds just that. None of them
+    names a registry's entry, so no Vocabulary is needed (and no stage is imported)."""
+    schema = schema_file()
+    schema = {**schema, "required": [k for k in schema.get("required", []) if k in sections],
+              "properties": {k: v for k, v in schema["properties"].items() if k in sections},
+              "additionalProperties": True}
+    if isinstance(config, dict):
+        config = {k: v for k, v in config.items() if k in sections}
+    _check_schema(config, schema, str(source))
+
+
+def _check_schema(config, schema: dict, source: str) -> None:
     if not isinstance(config, dict):
         raise InputError(source, "expected a mapping of settings at the top level")
     found = _non_finite(config)
     if found:
         raise InputError(source, f"must be a finite number, got {found[1]}", field=_key(found[0]))
-    schema = params_schema()
-    if sections is not None:
-        schema = {**schema, "required": [k for k in schema.get("required", []) if k in sections],
-                  "properties": {k: v for k, v in schema["properties"].items() if k in sections},
-                  "additionalProperties": True}
-        config = {k: v for k, v in config.items() if k in sections}
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     if errors:
-        key, problem = _explain(_most_specific(errors[0]))
+        key, problem = _explain(_most_specific(errors[0]), schema["$defs"])
         raise InputError(source, problem, field=key)
-    return _check_meaning(config, source) if sections is None else []
 
 
 def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -159,8 +192,9 @@ def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationEr
     return error
 
 
-def _check_meaning(config: dict, source: str) -> list[str]:
-    """Cross-references the schema cannot express; returns the §4.4 weight-sum warnings."""
+def _check_meaning(config: dict, vocabulary: Vocabulary, source: str) -> list[str]:
+    """Cross-references the schema cannot express (on the settings with their defaults); returns the §4.4
+    weight-sum warnings."""
     warnings = []
     composite = config["composite"]
     for name, weights in composite["profiles"].items():
@@ -171,7 +205,7 @@ def _check_meaning(config: dict, source: str) -> list[str]:
         if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
             warnings.append(f"{source}: field 'composite.profiles.{name}': weights sum to {total:.4g}, not 1.00 "
                             "(spec §4.4); the composite renormalises them")
-    chosen = composite.get("profile", "auto")
+    chosen = composite["profile"]
     if chosen != "auto" and chosen not in composite["profiles"]:
         raise InputError(source, f"no profile {chosen!r} under composite.profiles"
                          f"{_suggest(chosen, composite['profiles'])}; use 'auto' or one of "
@@ -200,8 +234,8 @@ def _check_meaning(config: dict, source: str) -> list[str]:
                                  field=f"methods.{name}.paths.{dataset}")
             warnings.append(f"{source}: field 'methods.{name}.paths.{dataset}': no dataset {dataset!r} under "
                             "datasets; its file is not used")
-    for part, settings in config.get("validation", {}).items():
-        known = step_options(part)
+    for part, settings in config["validation"].items():
+        known = vocabulary.step_options[part]
         for option in settings.get("args", {}):
             if option not in known:
                 raise InputError(source, f"`lyss {part}` has no option --{option.replace('_', '-')}"
@@ -225,52 +259,135 @@ def read_params_file(path) -> dict:
                          line=mark.line + 1 if mark else None) from None
 
 
+# ----------------------------------------------------------------------------------------- defaults
+
+
+def with_defaults(config: dict) -> dict:
+    """A deep copy of checked settings with every `default` of the schema filled in where the file leaves a
+    key out: the one place a default is applied, so no stage (and no dataclass) writes one again."""
+    filled = copy.deepcopy(config)
+    _fill(filled, schema_file())
+    return filled
+
+
+def _fill(node: dict, schema: dict) -> None:
+    for key, sub in schema.get("properties", {}).items():
+        if key not in node and "default" in sub:
+            node[key] = copy.deepcopy(sub["default"])
+        if isinstance(node.get(key), dict):
+            _fill(node[key], sub)
+
+
+def default_of(key: str):
+    """The schema's default of a top-level key (`languages_dir` → "data/languages")."""
+    return copy.deepcopy(schema_file()["properties"][key]["default"])
+
+
+def section_defaults(section: str) -> dict:
+    """The schema's defaults of one top-level section's keys (`limits` → {max_entry_chars: 10000, …})."""
+    properties = schema_file()["properties"][section].get("properties", {})
+    return {k: copy.deepcopy(v["default"]) for k, v in properties.items() if "default" in v}
+
+
 # ----------------------------------------------------------------------------------------- typed settings
 
 
 def _frozen(value):
     """Deep read-only copy: mappings become MappingProxyType, lists tuples."""
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return MappingProxyType({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return tuple(_frozen(v) for v in value)
     return value
 
 
+def thaw(value):
+    """Plain dicts and lists again, for code outside the settings that keeps or edits what it is given (a
+    translator's options, a metric's options, a rule's params, which Snakemake compares by their repr)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+class _Section:
+    """A params.yaml section as a frozen dataclass. `of` takes the section as checked (the loader's copy, or
+    a rule's param) and fills in the schema's defaults of the keys it leaves out, so a library caller
+    without settings (`Limits.of()`) gets the same values as the pipeline."""
+
+    SECTION: ClassVar[str]
+
+    @classmethod
+    def of(cls, mapping: Mapping | None = None):
+        values = {**section_defaults(cls.SECTION), **(mapping or {})}
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: _frozen(v) for k, v in values.items() if k in names})
+
+    def plain(self) -> dict:
+        """The section as params.yaml spells it (what a rule passes as its param)."""
+        return {f.name: thaw(getattr(self, f.name)) for f in fields(self)}
+
+
 @dataclass(frozen=True)
-class Stats:
+class Stats(_Section):
+    SECTION = "stats"
     seed: int
     bootstrap_resamples: int
     alpha: float
     ar_trials: int
-    min_entries_warning: int = 30
+    min_entries_warning: int
 
 
 @dataclass(frozen=True)
-class Composite:
+class Composite(_Section):
+    SECTION = "composite"
     profiles: MappingProxyType
     normalisation: MappingProxyType
-    profile: str = "auto"
-    min_entries: int = 30
-    min_coverage: float = 0.1
-    min_weight_share: float = 0.5
+    profile: str
+    min_entries: int
+    min_coverage: float
+    min_weight_share: float
+
+    @classmethod
+    def of(cls, mapping: Mapping | None = None) -> "Composite":
+        """`normalisation` absent: no overrides, each metric's own (kept out of the schema's defaults so the
+        section a run card's fingerprint hashes is the one the file holds)."""
+        mapping = mapping or {}
+        return super().of({**mapping, "normalisation": mapping.get("normalisation", {})})
 
 
 @dataclass(frozen=True)
-class Limits:
-    max_entry_chars: int = 10_000
-    max_entries: int = 1_000_000
+class Limits(_Section):
+    SECTION = "limits"
+    max_entry_chars: int
+    max_entries: int
 
 
 @dataclass(frozen=True)
-class Oracle:
-    tolerance: float = 0.05
+class Oracle(_Section):
+    SECTION = "oracle"
+    tolerance: float
 
 
 @dataclass(frozen=True)
-class Embeddings:
-    backend: str = "auto"
-    batch_size: int | None = None
+class Embeddings(_Section):
+    SECTION = "embeddings"
+    backend: str
+    batch_size: int
+
+
+@dataclass(frozen=True)
+class Caveats(_Section):
+    """`embedder` None: the misaligned_output caveat uses the vectors of rule `embed`."""
+
+    SECTION = "caveats"
+    gate_tier: bool
+    copy_similarity: float
+    length_ratio_low: float
+    length_ratio_high: float
+    thresholds: MappingProxyType
+    embedder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -278,54 +395,111 @@ class Tier:
     name: str
     min: float
 
+    @classmethod
+    def all_of(cls, tiers) -> tuple["Tier", ...]:
+        """params.yaml `tiers` (a list of {name, min}) in their order, first match wins (spec §5.1)."""
+        return tuple(cls(t["name"], t["min"]) for t in tiers)
+
+
+@dataclass(frozen=True)
+class Method:
+    """One entry of `methods:`. `options`: everything its translator reads (all but kind and postprocess);
+    `postprocess`: the names of its repair hooks, in order (none when the entry lists none)."""
+
+    kind: str
+    options: MappingProxyType
+    postprocess: tuple[str, ...]
+
+    @classmethod
+    def of(cls, mapping: Mapping) -> "Method":
+        options = {k: v for k, v in mapping.items() if k not in ("kind", "postprocess")}
+        return cls(mapping["kind"], _frozen(options), tuple(mapping.get("postprocess", ())))
+
+
+@dataclass(frozen=True)
+class Price(_Section):
+    """A `prices:` row (USD per million tokens). `cached_per_1m` None: cached tokens cost the input rate."""
+
+    SECTION = "prices"
+    input_per_1m: float
+    output_per_1m: float
+    cached_per_1m: float | None = None
+
+    @classmethod
+    def of(cls, mapping: Mapping | None = None):
+        defaults = schema_file()["$defs"]["price"]["properties"]
+        values = {k: v["default"] for k, v in defaults.items() if "default" in v} | dict(mapping or {})
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """`metric_options:`, per metric id the options its class declares (empty for a metric given none)."""
+
+    by_metric: MappingProxyType
+
+    @classmethod
+    def of(cls, mapping: Mapping | None = None) -> "MetricOptions":
+        return cls(_frozen(mapping or {}))
+
+    def of_metric(self, metric_id: str) -> dict:
+        """A metric's options as the plain dict its ScoringInput carries."""
+        return thaw(self.by_metric.get(metric_id, {}))
+
 
 @dataclass(frozen=True)
 class Settings:
-    """params.yaml after validation, with defaults filled in. Plain-dict users keep `raw`."""
+    """params.yaml after validation, every default of the schema filled in. `raw`: that same mapping, frozen,
+    for the few readers of a section that has no class of its own (datasets, validation, review)."""
 
     datasets: MappingProxyType
     methods: MappingProxyType
     metrics: tuple[str, ...]
-    metric_options: MappingProxyType
+    metric_options: MetricOptions
     composite: Composite
     tiers: tuple[Tier, ...]
-    caveats: MappingProxyType
+    caveats: Caveats
     stats: Stats
     limits: Limits
     oracle: Oracle
     embeddings: Embeddings
-    languages_dir: str = "data/languages"
-    prices: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    validation: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    database_url: str | None = None
-    warnings: tuple[str, ...] = ()
-    raw: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    languages_dir: str
+    prices: MappingProxyType
+    validation: MappingProxyType
+    database_url: str | None
+    warnings: tuple[str, ...]
+    raw: MappingProxyType
 
     @classmethod
-    def from_mapping(cls, config: dict, source="params.yaml") -> "Settings":
-        warnings = validate_params(config, source)
-        composite = config["composite"]
+    def from_mapping(cls, config: dict, vocabulary: Vocabulary, source="params.yaml") -> "Settings":
+        """Check `config` whole (InputError on the first problem), fill in the defaults and type it."""
+        warnings = validate_params(config, vocabulary, source)
+        config = with_defaults(config)
         return cls(
             datasets=_frozen(config["datasets"]),
-            methods=_frozen(config["methods"]),
+            methods=MappingProxyType({name: Method.of(m) for name, m in config["methods"].items()}),
             metrics=tuple(config["metrics"]),
-            metric_options=_frozen(config.get("metric_options", {})),
-            composite=Composite(**_frozen({"normalisation": {}, **composite})),
-            tiers=tuple(Tier(t["name"], t["min"]) for t in config["tiers"]),
-            caveats=_frozen(config["caveats"]),
-            stats=Stats(**config["stats"]),
-            limits=Limits(**config.get("limits", {})),
-            oracle=Oracle(**config.get("oracle", {})),
-            embeddings=Embeddings(**config.get("embeddings", {})),
-            languages_dir=config.get("languages_dir", "data/languages"),
-            prices=_frozen(config.get("prices", {})),
-            validation=_frozen(config.get("validation", {})),
-            database_url=(config.get("database") or {}).get("url"),
+            metric_options=MetricOptions.of(config["metric_options"]),
+            composite=Composite.of(config["composite"]),
+            tiers=Tier.all_of(config["tiers"]),
+            caveats=Caveats.of(config["caveats"]),
+            stats=Stats.of(config["stats"]),
+            limits=Limits.of(config["limits"]),
+            oracle=Oracle.of(config["oracle"]),
+            embeddings=Embeddings.of(config["embeddings"]),
+            languages_dir=config["languages_dir"],
+            prices=MappingProxyType({model: Price.of(row) for model, row in config["prices"].items()}),
+            validation=_frozen(config["validation"]),
+            database_url=config["database"]["url"],
             warnings=tuple(warnings),
             raw=_frozen(config),
         )
 
+    def plain(self) -> dict:
+        """The checked settings with their defaults, as plain dicts and lists (Snakemake's `config`)."""
+        return thaw(self.raw)
 
-def load_settings(path="params.yaml") -> Settings:
+
+def load_settings(path, vocabulary: Vocabulary) -> Settings:
     """Read, validate and type a params.yaml file."""
-    return Settings.from_mapping(read_params_file(path), source=str(path))
+    return Settings.from_mapping(read_params_file(path), vocabulary, source=str(path))

@@ -14,6 +14,7 @@ from lyss.evidence.dataset import join_human_scores, validate_dataset
 from lyss.io import fixed
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import write_metric_result
+from lyss.settings import Composite
 
 IDS = ["e1", "e2", "e3", "e4", "e5", "e6"]
 VALUES = {  # method → metric → per-entry values
@@ -84,10 +85,10 @@ def test_entry_composite_renormalises_per_entry():
 
 def test_profile_auto_is_b_without_an_analyzer_and_a_named_profile_is_used():
     settings = {"profile": "auto", "profiles": {"A": {"x": 1.0}, "B": {"y": 1.0}, "fitted": {"z": 1.0}}}
-    assert profile_weights(settings, None) == ("B", {"y": 1.0})
-    assert profile_weights({**settings, "profile": "fitted"}, None) == ("fitted", {"z": 1.0})
+    assert profile_weights(Composite.of(settings), None) == ("B", {"y": 1.0})
+    assert profile_weights(Composite.of({**settings, "profile": "fitted"}), None) == ("fitted", {"z": 1.0})
     with pytest.raises(InputError, match="unknown weight profile 'nope'"):
-        profile_weights({**settings, "profile": "nope"}, None)
+        profile_weights(Composite.of({**settings, "profile": "nope"}), None)
 
 
 def test_evidence_matches_scipy_and_respects_direction(dataset, tmp_path):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from lyss.errors import InputError
-from lyss.settings import read_params_file, validate_params
+from lyss.settings import read_params_file, validate_sections
 from lyss.store import DEFAULT_SQLITE, SORTS, Store, StoreError, configured_url, mask_url, push_cards
 
 DEFAULT_CARDS = "results/runs/*/*.json"
@@ -60,7 +60,7 @@ def database_url(args: argparse.Namespace) -> str:
     section = None
     if args.params.exists():
         params = read_params_file(args.params)
-        validate_params(params, args.params, sections=("database",))
+        validate_sections(params, ("database",), args.params)
         section = params.get("database")
     return configured_url(section) or DEFAULT_SQLITE
 

@@ -9,9 +9,10 @@ scored.
 import sys
 from pathlib import Path, PurePath
 
+from lyss.config import vocabulary
 from lyss.errors import InputError
 from lyss.languages import card_for, provenance_warning, resolve_code
-from lyss.settings import read_params_file, validate_params
+from lyss.settings import default_of, read_params_file, validate_params, with_defaults
 
 
 class Notes:
@@ -88,22 +89,23 @@ def default_path(local: str, packaged: str) -> Path:
 
 
 def load_settings(path: Path | None, notes: Notes) -> dict:
-    """params.yaml, checked whole (lyss.settings) before anything is scored; the composite, tier, caveat and
-    stats sections are what scoring reads (the spec's tables live there). None: the default settings."""
+    """params.yaml, checked whole (lyss.settings) before anything is scored, with the schema's defaults filled
+    in; the composite, tier, caveat and stats sections are what scoring reads (the spec's tables live there).
+    None: the default settings."""
     path = default_path("params.yaml", "params.yaml") if path is None else path
     if not Path(path).exists():
         raise InputError(path, "cannot read the settings (no such file); give --params PATH to the LYSS "
                                "params.yaml")
     params = read_params_file(path)
-    for warning in validate_params(params, path):
+    for warning in validate_params(params, vocabulary(), path):
         notes.warn(warning)
-    return params
+    return with_defaults(params)
 
 
 def language_cards(lang_pair: str, languages_dir: Path | None, notes: Notes) -> tuple[str, str, dict, dict]:
     """Source and target codes (ISO 639-1 resolved to ISO 639-3: `en-es` is `eng-spa`) and their cards (a card
     file merged over CLDR's facts, or CLDR's alone); a language without a card file is a warning."""
-    languages_dir = default_path("data/languages", "languages") if languages_dir is None else languages_dir
+    languages_dir = default_path(default_of("languages_dir"), "languages") if languages_dir is None else languages_dir
     codes = lang_pair.split("-")
     if len(codes) != 2 or not all(codes):
         raise InputError("--lang-pair", f"expected SRC-TGT such as eng-deu or en-de, got {lang_pair!r}")

@@ -12,7 +12,7 @@ from lyss.review.ratings import RatingProblems
 from lyss.review.sample import dataset_runs
 from lyss.review.settings import review_settings
 from lyss.review.study import REVIEWS, export_review, import_reviews, jury_review
-from lyss.settings import read_params_file, validate_params
+from lyss.settings import read_params_file, validate_sections
 
 
 def register(subparsers) -> None:
@@ -59,7 +59,7 @@ def _common(parser) -> None:
 def _settings(args) -> tuple[dict, object]:
     params = read_params_file(args.params)
     expand_dataset_folders(params, str(args.params))  # the dataset folder's human_scores, as the workflow sees it
-    validate_params(params, args.params, sections=("datasets", "review"))
+    validate_sections(params, ("datasets", "review"), args.params)
     dataset = params["datasets"].get(args.dataset)
     if dataset is None:
         raise InputError(args.params, f"no dataset {args.dataset!r}", field="datasets")

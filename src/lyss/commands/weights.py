@@ -32,6 +32,7 @@ from lyss.io import write_json_atomic, write_text_atomic
 from lyss.languages import load_cards
 from lyss.prep import dataset_language_pair
 from lyss.prep.folders import expand_dataset_folders, load_dataset_entries
+from lyss.settings import Settings, thaw
 from lyss.tables import write_csv
 
 CONTENDERS = ("spec_composite", "fitted_composite", BASELINE_METRIC)
@@ -59,14 +60,13 @@ def register(subparsers) -> None:
     fit.set_defaults(func=run)
 
 
-def load_params(path: Path) -> dict:
+def load_params(path: Path) -> Settings:
     try:
         params = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise InputError(path, f"cannot read the settings ({err.strerror or err}); give --params PATH") from None
     expand_dataset_folders(params, str(path))
-    check_params(params, str(path))
-    return params
+    return check_params(params, str(path))
 
 
 def _documents(dataset_dir: Path, ids: list[str]) -> list[str]:
@@ -84,8 +84,8 @@ def rounded_profile(weights: dict[str, float]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    params = load_params(args.params)
-    dataset = params["datasets"].get(args.dataset)
+    settings = load_params(args.params)
+    dataset = settings.datasets.get(args.dataset)
     if dataset is None:
         raise InputError(args.params, f"no dataset {args.dataset!r}", field="datasets")
     if not dataset.get("human_scores"):
@@ -96,13 +96,13 @@ def run(args: argparse.Namespace) -> int:
     if not paths:
         raise InputError(metric_dir, "no metric files: run the pipeline for this dataset first")
     data, columns, _ = join_human_scores(human_csv, paths)
-    composite = params["composite"]
+    composite = settings.composite
     target = dataset_language_pair(dataset["path"])[1]
-    _, spec_weights = profile_weights(composite, load_cards(params.get("languages_dir", "data/languages")).get(target))
-    candidates = sorted({m for profile in composite["profiles"].values() for m in profile})
+    _, spec_weights = profile_weights(composite, load_cards(settings.languages_dir).get(target))
+    candidates = sorted({m for profile in composite.profiles.values() for m in profile})
     documents = _documents(Path(dataset["path"]), data.items)
     rows = rated_rows(data.human, data.systems, data.items, documents, columns, candidates,
-                      composite.get("normalisation", {}))
+                      thaw(composite.normalisation))
     if BASELINE_METRIC not in rows.features:
         raise InputError(metric_dir, f"{BASELINE_METRIC} has no per-entry values on every rated row")
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 from lyss.embed.embedders import Embeddings, VectorFile, embeddings_from_files, save_vectors
 from lyss.io import iter_jsonl
 from lyss.prep.corpus import read_prepared
+from lyss.settings import Embeddings as EmbeddingSettings
 from lyss.text import has_content, sentences
 
 CORPUS_FIELDS = ("source", "reference")
@@ -45,15 +46,17 @@ def field_texts(corpus_path, field: str, translations_path=None) -> list[tuple[s
     return [(e["id"], predictions.get(e["id"])) for e in entries]
 
 
-def embed_field(corpus_path, field: str, out_path, *, translations_path=None, reuse=(), spec=None,
-                batch_size=None, embeddings: Embeddings | None = None) -> int:
+def embed_field(corpus_path, field: str, out_path, *, translations_path=None, reuse=(),
+                settings: EmbeddingSettings | None = None, embeddings: Embeddings | None = None) -> int:
     """Write the field's vector file; returns how many texts the model embedded (the rest came from `reuse`,
-    the files of fields embedded before). `embeddings` may be passed to share one table in a process."""
+    the files of fields embedded before). `settings`: params.yaml `embeddings` (None: the schema's
+    defaults); `embeddings` may be passed to share one table in a process."""
+    settings = settings or EmbeddingSettings.of()
     pairs = field_texts(corpus_path, field, translations_path)
     if translations_path is not None:
         pairs = [(entry_id, text) for entry_id, text in pairs if has_content(text)]
     ids, texts = texts_to_embed(pairs)
-    table = embeddings or embeddings_from_files(reuse, spec, batch_size)
+    table = embeddings or embeddings_from_files(reuse, settings.backend, settings.batch_size)
     table.label = f"embed {Path(out_path).parent.name}/{Path(out_path).stem}"
     before = table.computed
     vectors = table.embed(texts) if texts else None

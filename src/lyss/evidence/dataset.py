@@ -35,6 +35,7 @@ from lyss.evidence.orientation import COMPOSITE, agrees, as_compared, direction_
 from lyss.io import read_json, write_json_atomic
 from lyss.languages import load_cards
 from lyss.metrics.files import read_metric_result
+from lyss.settings import Composite, Stats, thaw
 from lyss.stats import CorpusStatistic, joint
 from lyss.stats.correlation import kendall_tau_b
 from lyss.tables import json_ready, read_csv, write_csv
@@ -220,13 +221,12 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
     return evidence
 
 
-def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, languages_dir, composite_settings,
-                              stats_settings, out_dir) -> dict:
+def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, languages_dir, composite: Composite,
+                              stats: Stats, out_dir) -> dict:
     """The pipeline step: the composite with the weight profile the run cards of this dataset use."""
     dataset = read_json(corpus_meta_path)["dataset"]
     target_card = load_cards(languages_dir).get(dataset["target_lang"])
-    _, weights = profile_weights(composite_settings, target_card)
-    return validate_dataset(human_csv, metric_paths, out_dir, seed=stats_settings["seed"],
-                            resamples=stats_settings["bootstrap_resamples"], weights=weights,
-                            normalisation=composite_settings.get("normalisation", {}),
+    _, weights = profile_weights(composite, target_card)
+    return validate_dataset(human_csv, metric_paths, out_dir, seed=stats.seed, resamples=stats.bootstrap_resamples,
+                            weights=weights, normalisation=thaw(composite.normalisation),
                             language_pair=dataset["language_pair"])

@@ -12,6 +12,8 @@ import dataclasses
 import hashlib
 import json
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
 from lyss.embed.embedders import embeddings_from_files
 from lyss.errors import InputError
@@ -20,6 +22,7 @@ from lyss.languages import load_cards
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.metrics.files import read_stamp, write_metric_result
 from lyss.prep.corpus import read_prepared
+from lyss.settings import Embeddings, MetricOptions
 
 
 def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir,
@@ -56,26 +59,40 @@ def metric_stamp(code: str, options: dict, embedding_backend, input_digests: lis
     return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
-def score_metrics(metric_ids, corpus_path, corpus_meta_path, translations_path, languages_dir, options: dict,
-                  codes: dict, out_paths, inputs=(), embedding_paths=(), embedding_backend=None) -> list[str]:
-    """Write `out_paths[i]` for `metric_ids[i]` unless it already holds that metric's current stamp; returns
-    the metrics computed. `codes`, `options`: per metric id (lyss.codehash.score_hash, metric_options);
-    `inputs`: every other file the metrics read (language cards)."""
-    shared = [file_digest(p) for p in (corpus_path, corpus_meta_path, translations_path, *inputs)]
-    vectors = [file_digest(p) for p in embedding_paths]
-    stamps = {m: metric_stamp(codes[m], options.get(m) or {}, embedding_backend, shared + vectors)
-              for m in metric_ids}
-    stale = [(m, path) for m, path in zip(metric_ids, out_paths, strict=True) if read_stamp(path) != stamps[m]]
+@dataclasses.dataclass(frozen=True)
+class ScoreFiles:
+    """What a score job reads and writes: the prepared corpus and its meta, the method's translations, one
+    output per metric (in the order of the metric ids), every other file the metrics read (`inputs`: the
+    language cards) and the vector files of rule `embed` (`embeddings`, none for metrics that embed nothing)."""
+
+    corpus: Path
+    corpus_meta: Path
+    translations: Path
+    outputs: tuple
+    inputs: tuple = ()
+    embeddings: tuple = ()
+
+
+def score_metrics(metric_ids, files: ScoreFiles, codes: Mapping[str, str], options: MetricOptions,
+                  languages_dir, embedding_settings: Embeddings) -> list[str]:
+    """Write `files.outputs[i]` for `metric_ids[i]` unless it already holds that metric's current stamp;
+    returns the metrics computed. `codes`: per metric id (lyss.codehash.score_hash); `options`: params.yaml
+    `metric_options`; `embedding_settings`: params.yaml `embeddings`, whose backend reads the vector files."""
+    backend = embedding_settings.backend
+    shared = [file_digest(p) for p in (files.corpus, files.corpus_meta, files.translations, *files.inputs)]
+    vectors = [file_digest(p) for p in files.embeddings]
+    stamps = {m: metric_stamp(codes[m], options.of_metric(m), backend, shared + vectors) for m in metric_ids}
+    stale = [(m, path) for m, path in zip(metric_ids, files.outputs, strict=True) if read_stamp(path) != stamps[m]]
     kept = sorted(set(metric_ids) - {m for m, _ in stale})
     print(f"recomputing {', '.join(m for m, _ in stale) or 'nothing'}; current: {', '.join(kept) or 'none'}",
           file=sys.stderr)
     if not stale:
         return []
-    data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir)
-    if embedding_paths:  # the vectors of rule `embed`: the metrics embed nothing again
-        data.embeddings = embeddings_from_files(embedding_paths, embedding_backend)
+    data = scoring_input(files.corpus, files.corpus_meta, files.translations, languages_dir)
+    if files.embeddings:  # the vectors of rule `embed`: the metrics embed nothing again
+        data.embeddings = embeddings_from_files(files.embeddings, backend)
     for metric_id, path in stale:
-        scoring = dataclasses.replace(data, options=options.get(metric_id) or {})
+        scoring = dataclasses.replace(data, options=options.of_metric(metric_id))
         result = resolve_metric(metric_id, data.target_card).score(scoring)
         write_metric_result(path, result, data.ids, stamp=stamps[metric_id])
     return [m for m, _ in stale]

@@ -10,9 +10,11 @@ from lyss.io import write_json_atomic, write_jsonl_atomic
 from lyss.languages import load_cards
 from lyss.prep.corpus import fingerprint, load_dataset_card
 from lyss.prep.folders import load_dataset_entries
+from lyss.settings import Limits
 
 
-def check_dataset(name, dataset_dir, card_path, language_cards: dict, limits=None) -> tuple[dict, list[dict]]:
+def check_dataset(name, dataset_dir, card_path, language_cards: dict,
+                  limits: Limits | None = None) -> tuple[dict, list[dict]]:
     """(card, NFC-normalised entries) of a dataset, or the InputError of its first problem. The workflow runs
     this for every dataset before its first job (rules/common.smk), and rule `prep` again on its own inputs."""
     card = load_dataset_card(card_path, language_cards)
@@ -22,7 +24,8 @@ def check_dataset(name, dataset_dir, card_path, language_cards: dict, limits=Non
     return card, load_dataset_entries(dataset_dir, limits)
 
 
-def prep_dataset(name, dataset_dir, card_path, languages_dir, out_corpus, out_meta, limits=None) -> dict:
+def prep_dataset(name, dataset_dir, card_path, languages_dir, out_corpus, out_meta,
+                 limits: Limits | None = None) -> dict:
     """Validate and NFC-normalise a dataset folder's corpus (corpus.jsonl or plain text, lyss.prep.folders;
     within params.yaml `limits`); write it with its card and content fingerprint."""
     card, entries = check_dataset(name, dataset_dir, card_path, load_cards(languages_dir), limits)

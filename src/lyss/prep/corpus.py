@@ -14,6 +14,7 @@ import yaml
 from lyss.errors import InputError
 from lyss.io import iter_jsonl
 from lyss.languages import is_known_language
+from lyss.settings import Limits
 
 REQUIRED_FIELDS = ("id", "source", "reference")
 TEXT_FIELDS = ("source", "reference", "notes", "provenance")
@@ -21,10 +22,10 @@ KNOWN_FIELDS = set(REQUIRED_FIELDS) | {
     "variants", "difficulty", "provenance", "glossary", "notes", "morphology", "human_score", "references",
 }
 DIFFICULTY_RANGE = (1, 5)
-# params.yaml `limits` (docs/settings.md). An entry's length bounds every metric's memory: sacrebleu's TER
-# builds a word-by-word edit matrix (≈ 70 MB at 10,000 characters, hundreds of GB at 1 MB), so an oversized
-# entry is refused here, before any job, rather than killed an hour later.
-DEFAULT_LIMITS = {"max_entry_chars": 10_000, "max_entries": 1_000_000}
+# params.yaml `limits` (docs/settings.md; its defaults are the schema's, lyss.settings.Limits). An entry's
+# length bounds every metric's memory: sacrebleu's TER builds a word-by-word edit matrix (≈ 70 MB at 10,000
+# characters, hundreds of GB at 1 MB), so an oversized entry is refused here, before any job, rather than
+# killed an hour later.
 
 
 def nfc(text: str) -> str:
@@ -127,9 +128,9 @@ def validate_entry(path, line: int, raw: dict, max_chars: int | None = None) -> 
     return entry
 
 
-def load_corpus(path, limits: dict | None = None) -> list[dict]:
+def load_corpus(path, limits: Limits | None = None) -> list[dict]:
     """Load and validate a corpus JSONL file; duplicate ids are an error naming both lines. `limits`:
-    params.yaml `limits` (defaults DEFAULT_LIMITS); the entry count is checked while reading, so an
+    params.yaml `limits` (None: the schema's defaults); the entry count is checked while reading, so an
     oversized file is refused without being held in memory."""
     path = Path(path)
     if not path.exists():
@@ -137,15 +138,15 @@ def load_corpus(path, limits: dict | None = None) -> list[dict]:
     return validated_entries(path, iter_jsonl(path), limits)
 
 
-def validated_entries(path, rows, limits: dict | None = None) -> list[dict]:
+def validated_entries(path, rows, limits: Limits | None = None) -> list[dict]:
     """Validate (line, raw entry) rows read from `path` (JSONL, or plain text by lyss.prep.folders)."""
-    limits = {**DEFAULT_LIMITS, **(limits or {})}
+    limits = limits or Limits.of()
     entries, seen = [], {}
     for line, raw in rows:
-        if len(entries) == limits["max_entries"]:
-            raise InputError(path, f"more than {limits['max_entries']:,} entries (params.yaml limits.max_entries; "
+        if len(entries) == limits.max_entries:
+            raise InputError(path, f"more than {limits.max_entries:,} entries (params.yaml limits.max_entries; "
                              "split the corpus or raise the limit)", line=line)
-        entry = validate_entry(path, line, raw, limits["max_entry_chars"])
+        entry = validate_entry(path, line, raw, limits.max_entry_chars)
         if entry["id"] in seen:
             raise InputError(path, f"duplicate id {entry['id']!r} (first on line {seen[entry['id']]})",
                              line=line, field="id")

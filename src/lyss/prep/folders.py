@@ -19,6 +19,7 @@ from pathlib import Path
 
 from lyss.errors import InputError
 from lyss.prep.corpus import load_corpus, validated_entries
+from lyss.settings import Limits
 
 CORPUS, SOURCE, REFERENCE, SYSTEMS, HUMAN_SCORES = (
     "corpus.jsonl", "source.txt", "reference.txt", "systems", "human_scores.csv")
@@ -73,7 +74,7 @@ def plaintext_entries(folder) -> list[tuple[int, dict]]:
     return rows
 
 
-def load_dataset_entries(folder, limits: dict | None = None) -> list[dict]:
+def load_dataset_entries(folder, limits: Limits | None = None) -> list[dict]:
     """The validated entries of a dataset folder, from corpus.jsonl or from its plain-text files."""
     first = corpus_files(folder)[0]
     if first.name == CORPUS:

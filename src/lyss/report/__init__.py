@@ -3,6 +3,7 @@ ranked by composite, and (rule `report`) the HTML leaderboard, the plot files an
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from lyss.aggregate.runcard import SPEED_KEYS
@@ -10,6 +11,7 @@ from lyss.io import read_json, write_json_atomic, write_text_atomic
 from lyss.metrics import declaration, label, leaderboard_metrics, summary_metrics
 from lyss.report.board import best_marks, dataset_notes, is_oracle, ranked, tier_label
 from lyss.report.page import leaderboard_html
+from lyss.settings import Tier
 
 SUMMARY_TOTALS = ["total_cost_usd", "cost_per_entry_usd"]
 
@@ -124,7 +126,7 @@ def write_leaderboard_html(cards: list[dict], significance: dict[str, dict], pat
     write_text_atomic(path, leaderboard_html(cards, significance, figures=links))
 
 
-def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers=None) -> None:
+def write_plot_files(cards: list[dict], plots_dir, datasets=None, tiers: tuple[Tier, ...] = ()) -> None:
     """results/plots/: data for `dvc plots show` and PNG figures for `snakemake --report` (src/lyss/report/plots.py)."""
     from lyss.report.plots import write_plots
 
@@ -146,11 +148,25 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
                   + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + "\n")
 
 
-def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
-                  database=None, database_url=None, datasets=None, tiers=None,
-                  timings_out=None, skipped_paths=()) -> None:
-    """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
-    files and the database when their outputs are given. `skipped_paths`: results/skipped/<dataset>.json."""
+@dataclass(frozen=True)
+class ReportOutputs:
+    """What rule `report` writes: metrics.json and the Markdown leaderboard always; the HTML page, the plot
+    files, the SQLite database and the timings file when given."""
+
+    metrics: Path
+    leaderboard: Path
+    html: Path | None = None
+    plots_dir: Path | None = None
+    database: Path | None = None
+    timings: Path | None = None
+
+
+def write_reports(card_paths, significance_paths, outputs: ReportOutputs, *, tiers: tuple[Tier, ...] = (),
+                  database_url=None, datasets=None, skipped_paths=()) -> None:
+    """The work of rule `report`. `tiers`: params.yaml `tiers` (drawn on the composite figures);
+    `database_url`: a second database besides the SQLite file; `skipped_paths`: results/skipped/<dataset>.json."""
+    metrics_out, leaderboard_out, html_out = outputs.metrics, outputs.leaderboard, outputs.html
+    plots_dir, database, timings_out = outputs.plots_dir, outputs.database, outputs.timings
     cards = [read_json(p) for p in card_paths]
     skipped = {Path(p).stem: read_json(p) for p in skipped_paths}
     significance = {}

@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from lyss.io import atomic_path, fixed, write_text_atomic
 from lyss.metrics import tier_metrics
 from lyss.report.board import ranked
+from lyss.settings import Tier
 
 COMPOSITE_COLUMNS = ["method", "composite", "ci_lower", "ci_upper", "quality_tier"]
 # §9 names the per-tier chrF++ interval `corpus_chrf`; the metric behind it is the one that declares that key.
@@ -133,7 +134,7 @@ def _errors(values, lows, highs):
     return np.array([below, above])
 
 
-def plot_composite(dataset: str, rows: list[dict], tiers: list[dict], path) -> None:
+def plot_composite(dataset: str, rows: list[dict], tiers: tuple[Tier, ...], path) -> None:
     """Composite by method with 95% CIs, best at the top, over the §5 tier thresholds."""
     rows = [r for r in rows if r["composite"] is not None]
     figure = _figure(7, 1.2 + 0.45 * max(len(rows), 1))
@@ -144,9 +145,9 @@ def plot_composite(dataset: str, rows: list[dict], tiers: list[dict], path) -> N
                 fmt="o", color="#0b5cad", ecolor="#0b5cad", capsize=4)
     ax.set_yticks(y, [r["method"] for r in rows])
     for tier in tiers:
-        if 0 < tier["min"] < 1:
-            ax.axvline(tier["min"], color="#999999", linestyle=":", linewidth=1)
-            ax.text(tier["min"], len(rows) - 0.4, f" {tier['name']}", fontsize=7, color="#666666", va="bottom")
+        if 0 < tier.min < 1:
+            ax.axvline(tier.min, color="#999999", linestyle=":", linewidth=1)
+            ax.text(tier.min, len(rows) - 0.4, f" {tier.name}", fontsize=7, color="#666666", va="bottom")
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.6, len(rows) - 0.1)
     ax.set_xlabel("composite (95% CI)")
@@ -203,7 +204,7 @@ def plot_correlations(rows: list[dict], path) -> None:
 # ---------------------------------------------------------------------------------------------- all
 
 def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None,
-                tiers: list[dict] | None = None) -> list[Path]:
+                tiers: tuple[Tier, ...] = ()) -> list[Path]:
     """Write the leaderboard's plot data and figures under `out_dir` (results/plots); returns the files written.
 
     `datasets` fixes which per-dataset files exist (the Snakemake outputs), even for a dataset without
@@ -213,7 +214,6 @@ def write_plots(cards: list[dict], out_dir, datasets: list[str] | None = None,
     for card in cards:
         by_dataset.setdefault(card["dataset"]["id"], []).append(card)
     datasets = sorted(by_dataset) if datasets is None else list(datasets)
-    tiers = tiers or []
     figures = out / "figures"
     written = []
     for dataset in datasets:

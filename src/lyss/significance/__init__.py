@@ -18,6 +18,7 @@ from lyss.io import read_json, write_json_atomic
 from lyss.metrics import binary_metrics, significance_metrics
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import read_metric_result
+from lyss.settings import Composite, Stats, thaw
 from lyss.stats import (
     CorpusStatistic,
     approximate_randomization,
@@ -179,8 +180,8 @@ def load_method_results(metric_paths) -> dict[str, dict[str, MetricResult]]:
     return per_method
 
 
-def dataset_significance(*, dataset: str, metric_paths, card_paths, composite_settings: dict,
-                         stats_settings: dict, out_path) -> dict:
+def dataset_significance(*, dataset: str, metric_paths, card_paths, composite: Composite, stats: Stats,
+                         out_path) -> dict:
     """The work of rule `significance`: compare every system of a dataset and write the JSON file.
 
     The run cards decide what is compared: a metric null in a card (it failed its reference check, had too
@@ -191,11 +192,9 @@ def dataset_significance(*, dataset: str, metric_paths, card_paths, composite_se
     per_method = {name: {m: r for m, r in results.items() if systems[name]["scores"].get(m) is not None}
                   for name, results in load_method_results(metric_paths).items() if name in systems}
     profile = next(iter(systems.values()))["composite_profile"]["profile"] if systems else "B"
-    block = compare_methods(per_method, composite_settings["profiles"][profile],
-                            composite_settings.get("normalisation", {}),
-                            n_bootstrap=stats_settings["bootstrap_resamples"],
-                            n_trials=stats_settings["ar_trials"], seed=stats_settings["seed"],
-                            alpha=stats_settings["alpha"])
+    block = compare_methods(per_method, thaw(composite.profiles[profile]), thaw(composite.normalisation),
+                            n_bootstrap=stats.bootstrap_resamples, n_trials=stats.ar_trials, seed=stats.seed,
+                            alpha=stats.alpha)
     block = {"dataset": dataset, "composite_profile": profile, **block, "best_cluster": best_cluster(block)}
     write_json_atomic(out_path, block)
     return block

@@ -9,28 +9,29 @@
   and writes results/translations/<dataset>/<method>.jsonl, which everything downstream reads. Adding,
   removing or fixing a hook, or changing a price, reruns only this job: no model is called again.
 
-This module imports only the translation package, so a change elsewhere in lyss is not a change to the
-code these jobs run.
+This module imports only the translation package and the settings, so a change elsewhere in lyss is not a
+change to the code these jobs run.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
 from lyss.languages import load_cards
+from lyss.settings import Method, Price, thaw
 from lyss.translate import MethodContext, build_translator
 from lyss.translate.hooks import apply_hooks, resolve_hooks
 from lyss.translate.openai_compatible import cost_usd
 from lyss.translate.runner import settings_key, translate_corpus
 
 SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
-NOT_SENT_TO_THE_METHOD = ("postprocess",)  # read by rule `postprocess` only
 
 
-def model_call_settings(method_config: dict, dataset: str) -> dict:
-    """The part of `methods.<name>` that changes what the method is asked on `dataset`: everything but the
-    hooks, and of a precomputed method's `paths` only this dataset's file (adding a file for another
-    dataset changes nothing here)."""
-    call = {k: v for k, v in method_config.items() if k not in NOT_SENT_TO_THE_METHOD}
+def model_call_settings(method: Method, dataset: str) -> dict:
+    """The part of `methods.<name>` that changes what the method is asked on `dataset`, as plain data (rule
+    `translate`'s param): its kind and options but not its hooks, and of a precomputed method's `paths` only
+    this dataset's file (adding a file for another dataset changes nothing here)."""
+    call = {"kind": method.kind, **thaw(method.options)}
     if isinstance(call.get("paths"), dict) and dataset in call["paths"]:
         call["paths"] = {dataset: call["paths"][dataset]}
     return call
@@ -62,13 +63,13 @@ def record_store_path(records_dir, settings: str) -> Path:
     return Path(records_dir) / f"{settings[:16]}.jsonl"
 
 
-def run_translation(corpus_path, corpus_meta_path, method_name, method_config, records_dir, out_path,
+def run_translation(corpus_path, corpus_meta_path, method_name, method: Method, records_dir, out_path,
                     out_meta, timing_path=None) -> dict:
     """Translate the corpus with one method, reusing every stored record made under the same settings. How
     long it took goes to `timing_path` (lyss.translate.runner), not into the output."""
     entries = [obj for _, obj in iter_jsonl(corpus_path)]
     dataset = read_json(corpus_meta_path)["dataset"]
-    call = model_call_settings(method_config, str(dataset["id"]))
+    call = model_call_settings(method, str(dataset["id"]))
     options = {k: v for k, v in call.items() if k != "kind"}
     context = MethodContext(method_name, dict(options), dataset["source_lang"], dataset["target_lang"],
                             corpus_ids=[e["id"] for e in entries], dataset=str(dataset["id"]))
@@ -84,23 +85,35 @@ def run_translation(corpus_path, corpus_meta_path, method_name, method_config, r
     return meta
 
 
-def run_postprocess(corpus_path, corpus_meta_path, raw_path, raw_meta_path, method_name, hook_names, price,
-                    languages_dir, out_path, out_meta) -> dict:
+@dataclass(frozen=True)
+class PostprocessFiles:
+    """What rule `postprocess` reads (the prepared corpus, the raw output) and writes, each with its meta."""
+
+    corpus: Path
+    corpus_meta: Path
+    raw: Path
+    raw_meta: Path
+    out: Path
+    out_meta: Path
+
+
+def run_postprocess(files: PostprocessFiles, method_name: str, hook_names: tuple[str, ...], price: Price | None,
+                    languages_dir) -> dict:
     """Repair and price the raw output: `prediction` after the hooks, `raw_prediction` as the method gave
     it (compliance measures both), `cost_usd` from the token counts and `price` (params.yaml `prices`
     row of the method's model; none = 0)."""
-    hooks = resolve_hooks(list(hook_names or []), "params.yaml", method_name)
-    entries = {obj["id"]: obj for _, obj in iter_jsonl(corpus_path)}
-    target = read_json(corpus_meta_path)["dataset"]["target_lang"]
+    hooks = resolve_hooks(list(hook_names), "params.yaml", method_name)
+    entries = {obj["id"]: obj for _, obj in iter_jsonl(files.corpus)}
+    target = read_json(files.corpus_meta)["dataset"]["target_lang"]
     card = load_cards(languages_dir).get(target, {}) if hooks else {}
     rows, applied = [], {name: 0 for name, _ in hooks}
-    for _, record in iter_jsonl(raw_path):
+    for _, record in iter_jsonl(files.raw):
         row = apply_hooks(record, entries[record["id"]], hooks, card)
         row["cost_usd"] = cost_usd(row, price)
         for name in row["hooks_applied"]:
             applied[name] += 1
         rows.append(row)
-    write_jsonl_atomic(out_path, rows)
-    meta = {**read_json(raw_meta_path), "postprocess": [name for name, _ in hooks], "hooks_applied": applied}
-    write_json_atomic(out_meta, meta)
+    write_jsonl_atomic(files.out, rows)
+    meta = {**read_json(files.raw_meta), "postprocess": [name for name, _ in hooks], "hooks_applied": applied}
+    write_json_atomic(files.out_meta, meta)
     return meta

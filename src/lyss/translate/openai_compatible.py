@@ -21,6 +21,7 @@ from lyss.chat_client import (
     run_bounded,
 )
 from lyss.errors import InputError
+from lyss.settings import Price
 from lyss.translate.base import MethodContext, TranslationRecord
 
 COMMON_OPTIONS = frozenset({"kind", "postprocess"})  # read by the pipeline, not by the method
@@ -56,15 +57,16 @@ def usage_counts(response: dict) -> dict:
     }
 
 
-def cost_usd(counts: dict, price: dict | None) -> float:
-    """Cached prompt tokens are billed at the cached rate (the input rate when none is given)."""
-    if not price:
+def cost_usd(counts: dict, price: Price | None) -> float:
+    """Cached prompt tokens are billed at the cached rate (the input rate when none is given). No price
+    row: the cost was not measured (0, and the run card says so)."""
+    if price is None:
         return 0.0
     cached = min(counts["cached_tokens"], counts["prompt_tokens"])
-    input_rate = float(price.get("input_per_1m", 0.0))
-    cached_rate = float(price.get("cached_per_1m", input_rate))
+    input_rate = float(price.input_per_1m)
+    cached_rate = float(input_rate if price.cached_per_1m is None else price.cached_per_1m)
     total = ((counts["prompt_tokens"] - cached) * input_rate + cached * cached_rate
-             + counts["completion_tokens"] * float(price.get("output_per_1m", 0.0)))
+             + counts["completion_tokens"] * float(price.output_per_1m))
     return total / 1_000_000
 
 
@@ -97,7 +99,8 @@ class OpenAICompatible:
                                      ignored=COMMON_OPTIONS)
         _check_template(self.options["prompt_template"], context.source, f"{prefix}.prompt_template")
         self.client = client_from_options(self.options, context.source, prefix)
-        self.price = (context.prices or {}).get(self.options["model"])
+        row = (context.prices or {}).get(self.options["model"])
+        self.price = None if row is None else Price.of(row)
         self.cost_known = self.price is not None
 
     def record_settings(self) -> dict:
