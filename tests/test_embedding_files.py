@@ -91,6 +91,6 @@ def test_the_progress_line_names_the_dataset_and_field_being_embedded(tmp_path, 
     corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
     prep_dataset("demo_eng_spa", DEMO, DEMO / "dataset.yaml", "data/languages", corpus, meta)
     CountingBackend.texts = []
-    embed_field(corpus, "reference", tmp_path / "demo_eng_spa" / "reference.npy", spec="counting")
+    embed_field(corpus, "reference", tmp_path / "demo_eng_spa" / "reference.npy", settings=COUNTING)
     n = len(CountingBackend.texts)
     assert n > 0 and f"\rembed demo_eng_spa/reference: {n}/{n} entries" in terminal.text
