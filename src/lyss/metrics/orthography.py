@@ -1,7 +1,7 @@
 """`orthographic_accuracy` (spec §2.2): the share of output words written by the target language's
 orthography, for every language.
 
-Three checks; a word is correct when none finds a problem:
+Four checks; a word is correct when none finds a problem:
 
 - **Corpus spelling** (every language). The corpus's references are the spelling authority: a word that
   is not a reference word (case folded) but equals one once diacritics are folded away (NFD, then the
@@ -29,9 +29,13 @@ Three checks; a word is correct when none finds a problem:
   loanwords copied as written) or in a reference of the corpus (the references define the corpus's
   spelling, and the reference itself must score the ideal 1.0 when scored as an output).
 
+- **Word boundaries** (every language; `_Spacing`): a word glued to the next (missing space) and a word
+  cut by a space, judged against the references and wordfreq; not "two words joined" where the card says
+  the language writes compounds closed (`closed_compounds`, German).
+
 Per entry: correct words / words; corpus: Σ correct / Σ words. Because every reference word is a corpus
-word, the reference scored as an output passes the first and third checks by construction; a rule set can
-still reject it (then the reference check marks the metric invalid on that dataset, as it should).
+word, the reference scored as an output passes the first, third and fourth checks by construction; a rule
+set can still reject it (then the reference check marks the metric invalid on that dataset, as it should).
 """
 
 import functools
