@@ -59,7 +59,8 @@ def test_every_language_is_checked_and_the_details_say_how(tmp_path):
     eng = OrthographicAccuracy().score(scoring(["hello"], load_card("data/languages/eng.yaml")))
     assert eng.corpus_value == 1.0
     assert eng.details["checks"] == {"corpus_spelling": "1 reference word forms",
-                                     "cldr_exemplars": "CLDR en: standard + auxiliary exemplar characters"}
+                                     "cldr_exemplars": "CLDR en: standard + auxiliary exemplar characters",
+                                     "word_boundaries": "missing space, space inside a word"}
     # a language CLDR does not know: the corpus spelling check alone
     unknown = OrthographicAccuracy().score(scoring(["abc"], card_for("qaa", tmp_path)))
     assert unknown.corpus_value == 1.0 and unknown.details["checks"]["cldr_exemplars"] is None
@@ -160,3 +161,51 @@ def test_two_spellings_that_are_both_words_are_not_an_error_an_unaccented_misspe
     result = OrthographicAccuracy().score(data)
     assert result.corpus_value == pytest.approx(3 / 4)
     assert result.details["most_frequent_misspelt"] == {"uber": 1} or "uber" in str(result.details)
+
+
+# ---- word boundaries (no wordfreq list for Marathi: the references alone say what a word is)
+
+def test_a_word_glued_to_the_next_is_a_missing_space():
+    references = ["खेळाडूंसाठी मैदानावर सुविधा आहेत", "उपलब्ध माहिती"]
+    result = checked(["मैदानावरउपलब्ध सुविधा", "उपलब्ध माहिती"], references, card=card_for("mar"))
+    # e0: "मैदानावरउपलब्ध" is no reference word but मैदानावर + उपलब्ध, both reference words → 1 of 2 words
+    # correct; e1: 2/2. corpus = (1 + 2) / (2 + 2)
+    assert result.values == pytest.approx([0.5, 1.0])
+    assert result.corpus_value == pytest.approx(3 / 4)
+    assert result.details["problems"] == {"missing space": 1}
+    assert result.details["most_frequent_misspelt"] == [["मैदानावरउपलब्ध", 1]]
+
+
+def test_a_suffix_the_references_attach_and_one_letter_halves_are_not_missing_spaces():
+    # "मध्ये" ends the reference word "युरोपमध्ये": the corpus spells it closed, so घर + मध्ये is a word;
+    # "व" (and) is one grapheme cluster, too short to be a half.
+    references = ["युरोपमध्ये घर आहे", "मध्ये व घर"]
+    result = checked(["घरमध्ये आहे", "वघर"], references, card=card_for("mar"))
+    assert result.values == pytest.approx([1.0, 1.0])
+
+
+def test_a_space_inside_a_reference_word_makes_both_parts_wrong():
+    # "रुग्णाल" + "यात" = the reference word "रुग्णालयात"; neither part is a word → 1 of 3 correct
+    result = checked(["रुग्णाल यात गेले"], ["ते रुग्णालयात गेले"], card=card_for("mar"))
+    assert result.values == pytest.approx([1 / 3])
+    assert result.details["problems"] == {"space inside a word": 2}
+
+
+def test_references_with_closed_compounds_score_the_ideal():
+    references = ["प्रत्येकजण प्रत्येक जण", "सहकार्य सह कार्य", "મહત્વપૂર્ણ મહત્વ પૂર્ણ"]
+    result = checked(references, references, card=card_for("mar"))
+    assert result.corpus_value == 1.0
+
+
+def test_closed_compounds_card_flag_turns_the_missing_space_check_off():
+    deu = card_for("deu")
+    assert deu["closed_compounds"] is True
+    references = ["Die Sonnenbrillen und der Halter."]
+    # "Sonnenbrillenhalter" is neither a reference word nor in wordfreq (Zipf 0), its halves are reference
+    # words: German writes the compound closed, so it is correct (2/2) …
+    flagged = checked(["Die Sonnenbrillenhalter"], references, card=deu)
+    assert flagged.values == pytest.approx([1.0])
+    assert flagged.details["checks"]["word_boundaries"] == "space inside a word"
+    # … and without the flag it would be a missing space (1/2)
+    open_card = {k: v for k, v in deu.items() if k != "closed_compounds"}
+    assert checked(["Die Sonnenbrillenhalter"], references, card=open_card).values == pytest.approx([0.5])

@@ -1,7 +1,7 @@
 """`orthographic_accuracy` (spec §2.2): the share of output words written by the target language's
 orthography, for every language.
 
-Three checks; a word is correct when none finds a problem:
+Four checks; a word is correct when none finds a problem:
 
 - **Corpus spelling** (every language). The corpus's references are the spelling authority: a word that
   is not a reference word (case folded) but equals one once diacritics are folded away (NFD, then the
@@ -29,9 +29,13 @@ Three checks; a word is correct when none finds a problem:
   loanwords copied as written) or in a reference of the corpus (the references define the corpus's
   spelling, and the reference itself must score the ideal 1.0 when scored as an output).
 
+- **Word boundaries** (every language; `_Spacing`): a word glued to the next (missing space) and a word
+  cut by a space, judged against the references and wordfreq; not "two words joined" where the card says
+  the language writes compounds closed (`closed_compounds`, German).
+
 Per entry: correct words / words; corpus: Σ correct / Σ words. Because every reference word is a corpus
-word, the reference scored as an output passes the first and third checks by construction; a rule set can
-still reject it (then the reference check marks the metric invalid on that dataset, as it should).
+word, the reference scored as an output passes the first, third and fourth checks by construction; a rule
+set can still reject it (then the reference check marks the metric invalid on that dataset, as it should).
 """
 
 import functools
@@ -56,8 +60,15 @@ DIACRITICS = regex.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20
 OUTSIDE_ALPHABET = "letters outside the alphabet"
 OUTSIDE_EXEMPLARS = "letters outside the CLDR exemplar characters"
 DIACRITICS_DIFFER = "diacritics differ from the corpus spelling"
+MISSING_SPACE = "missing space"
+SPURIOUS_SPACE = "space inside a word"
 # A folded match is a word in its own right when at least a tenth as frequent as the reference spelling (Zipf).
 ZIPF_MARGIN = 1.0
+# A half of a glued word is "frequent" in wordfreq from Zipf 3 (once per million words) on; each half has at
+# least two grapheme clusters, so one-letter particles ("a", Marathi "व") never make a split.
+FREQUENT_ZIPF = 3.0
+MIN_HALF = 2
+_GRAPHEME = regex.compile(r"\X")
 
 
 def load_ruleset(card: dict) -> dict | None:
@@ -195,6 +206,67 @@ class _Exemplars:
         return problems
 
 
+class _Spacing:
+    """Word boundaries: a word glued to the next ("मैदानावरउपलब्ध" = मैदानावर + उपलब्ध) and a word split by a
+    space ("रुग्ण लयात"), judged against the corpus's references and, where it has a list, wordfreq.
+
+    Missing space: a word that is unknown (no reference word; wordfreq, where it has a list, has never seen
+    it) but is two known words joined (reference words, or wordfreq words of Zipf >= 3), each of at least
+    two grapheme clusters, cut where a cluster begins (never before a vowel sign, never after a virama),
+    and whose second half never ends a longer reference word: where the references attach it (Marathi
+    "मध्ये", "वर", Gujarati "માં"), it is a suffix the corpus spells closed, not a word missing its space.
+    Languages that write compounds as one word (the card's `closed_compounds`: German Haustür) are not
+    checked for it: there two words joined is the orthography. Space inside a word: two adjacent unknown
+    tokens whose concatenation is a reference word; both count.
+
+    Every reference word is known, so the reference scored as an output has no boundary error."""
+
+    def __init__(self, lexicon: _Lexicon, card: dict):
+        self.lexicon = lexicon
+        self.join_check = not card.get("closed_compounds", False)
+        self.endings = {"".join(g[i:]) for g in map(_clusters, lexicon.forms) for i in range(1, len(g))}
+
+    def _zipf(self, word: str) -> float:
+        if self.lexicon.wordlist is None:
+            return 0.0
+        import wordfreq
+
+        return wordfreq.zipf_frequency(word, self.lexicon.wordlist)
+
+    def _unknown(self, word: str) -> bool:
+        return word not in self.lexicon.forms and self._zipf(word) == 0
+
+    def _known(self, word: str) -> bool:
+        return word in self.lexicon.forms or self._zipf(word) >= FREQUENT_ZIPF
+
+    def glued(self, word: str) -> tuple[str, str] | None:
+        """The two known words `word` joins, or None."""
+        clusters = _clusters(word)
+        for cut in range(MIN_HALF, len(clusters) - MIN_HALF + 1):
+            first, second = "".join(clusters[:cut]), "".join(clusters[cut:])
+            if (unicodedata.combining(first[-1]) != 9 and not unicodedata.category(second[0]).startswith("M")
+                    and second not in self.endings and self._known(first) and self._known(second)):
+                return first, second
+        return None
+
+    def entry_problems(self, tokens: list[str]) -> list[list[str]]:
+        folded = [w.casefold() for w in tokens]
+        unknown = [self._unknown(w) for w in folded]
+        problems: list[list[str]] = [[] for _ in tokens]
+        for i, word in enumerate(folded):
+            if unknown[i] and i + 1 < len(folded) and unknown[i + 1] and word + folded[i + 1] in self.lexicon.forms:
+                for k in (i, i + 1):
+                    problems[k].append(f"{SPURIOUS_SPACE}: {word + folded[i + 1]}")
+            elif self.join_check and unknown[i] and not problems[i] and (halves := self.glued(word)):
+                problems[i].append(f"{MISSING_SPACE}: {' '.join(halves)}")
+        return problems
+
+
+def _clusters(word: str) -> list[str]:
+    """Extended grapheme clusters: a letter with its vowel signs and marks stays one unit."""
+    return _GRAPHEME.findall(word)
+
+
 class OrthographicAccuracy:
     """Share of output words that keep to the corpus's spelling and the language's letters (module docstring)."""
 
@@ -221,8 +293,12 @@ class OrthographicAccuracy:
             letters = [checker.entry_problems(ws) for ws in tokens]
         else:
             letters, checks["cldr_exemplars"] = self._exemplar_problems(data, tokens, lexicon)
-        problems = [[lexicon.problems(w) + extra for w, extra in zip(ws, entry, strict=True)]
-                    for ws, entry in zip(tokens, letters, strict=True)]
+        spacing = _Spacing(lexicon, card)
+        checks["word_boundaries"] = ("space inside a word" if card.get("closed_compounds")
+                                     else "missing space, space inside a word")
+        boundaries = [spacing.entry_problems(ws) for ws in tokens]
+        problems = [[lexicon.problems(w) + extra + gap for w, extra, gap in zip(ws, entry, gaps, strict=True)]
+                    for ws, entry, gaps in zip(tokens, letters, boundaries, strict=True)]
         hits = np.array([sum(not p for p in entry) for entry in problems], dtype=float)
         kinds = Counter(k.split(":")[0] for entry in problems for p in entry for k in p)
         bad = Counter(w for ws, entry in zip(tokens, problems, strict=True)
