@@ -113,29 +113,49 @@ def _find(table: pd.Index, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return index, index >= 0
 
 
+def _common(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices in `table`, indices in `keys`) of the values both sorted, distinct arrays hold.
+
+    A stable sort of the two arrays end to end is one linear merge of two runs (timsort), cheaper than a
+    lookup per key; an equal pair then sits side by side, the table's first."""
+    both = np.concatenate([table, keys])
+    order = np.argsort(both, kind="stable")
+    equal = np.flatnonzero(both[order[1:]] == both[order[:-1]])
+    return order[equal], order[equal + 1] - len(table)
+
+
 class ReferenceNgrams:
     """The n-grams of orders 1..max_order of one reference per segment, counted per segment.
 
-    `ids` are the units of all segments concatenated, dense in 0..n_units−1; `lengths` the units per segment."""
+    `ids` are the units of all segments concatenated, dense in 0..n_units−1; `lengths` the units per segment.
+    An n-gram's code is its units as digits in base n_units when every (segment, code) key of the highest
+    order fits in 62 bits (characters: a text's alphabet is small), so a hypothesis n-gram needs no lookup;
+    otherwise (a large word vocabulary) each order's codes are renumbered densely over the reference."""
 
     def __init__(self, ids: np.ndarray, lengths: np.ndarray, n_units: int, max_order: int):
         self.n_segments, self.n_units, self.max_order = len(lengths), max(1, n_units), max_order
+        self.direct = max(1, self.n_segments) * self.n_units ** max_order < 2**62
         self.lengths = np.asarray(lengths, dtype=np.int64)
         ids = np.asarray(ids, dtype=np.int64)
         segment = np.repeat(np.arange(self.n_segments), self.lengths)
         remaining = _remaining(self.lengths)
-        self.grams, self.keys, self.counts = [], [], []  # per order: sorted n-gram codes; (segment, id) keys
+        # per order: the dense renumbering (None when codes are direct), how many codes there can be, and
+        # the sorted (segment, code) keys with their counts
+        self.grams, self.sizes, self.keys, self.counts = [], [], [], []
         position, gram = np.arange(len(ids)), ids
         for n in range(1, max_order + 1):
+            table = None
             if n > 1:
                 keep = remaining[position] >= n
                 position, gram = position[keep], gram[keep]
-                table, gram = np.unique(gram * self.n_units + ids[position + n - 1], return_inverse=True)
-            else:
-                table = np.arange(self.n_units)
-            self.grams.append(_hashed(table))
-            keys, counts = np.unique(segment[position] * len(table) + gram, return_counts=True)
-            self.keys.append(_hashed(keys))
+                gram = gram * self.n_units + ids[position + n - 1]
+                if not self.direct:
+                    table, gram = np.unique(gram, return_inverse=True)
+            size = self.n_units**n if table is None else len(table)
+            self.grams.append(None if table is None else _hashed(table))
+            self.sizes.append(size)
+            keys, counts = np.unique(segment[position] * size + gram, return_counts=True)
+            self.keys.append(keys)
             self.counts.append(counts)
 
     def totals(self, lengths: np.ndarray) -> np.ndarray:
@@ -156,19 +176,20 @@ class ReferenceNgrams:
         position = np.flatnonzero(ids >= 0)
         gram = ids[position]
         for n in range(1, self.max_order + 1):
-            table = self.grams[n - 1]
+            size, table = self.sizes[n - 1], self.grams[n - 1]
             if n > 1:
                 keep = remaining[position] >= n
                 position, gram = position[keep], gram[keep]
                 last = ids[position + n - 1]
                 keep = last >= 0
-                position, gram, last = position[keep], gram[keep], last[keep]
-                gram, found = _find(table, gram * self.n_units + last)
-                position, gram = position[found], gram[found]
-            keys, counts = np.unique(segment[position] * len(table) + gram, return_counts=True)
-            index, found = _find(self.keys[n - 1], keys)
-            clipped = np.minimum(counts[found], self.counts[n - 1][index[found]])
-            out[:, n - 1] = np.bincount(keys[found] // len(table), weights=clipped, minlength=self.n_segments)
+                position, gram = position[keep], gram[keep] * self.n_units + last[keep]
+                if table is not None:
+                    gram, found = _find(table, gram)
+                    position, gram = position[found], gram[found]
+            keys, counts = np.unique(segment[position] * size + gram, return_counts=True)
+            in_reference, in_hypothesis = _common(self.keys[n - 1], keys)
+            clipped = np.minimum(counts[in_hypothesis], self.counts[n - 1][in_reference])
+            out[:, n - 1] = np.bincount(keys[in_hypothesis] // size, weights=clipped, minlength=self.n_segments)
         return out
 
 
