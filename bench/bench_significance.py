@@ -11,11 +11,20 @@ sacrebleu extracts sufficient statistics inside `PairedTest`; lyss reads them fr
 that scoring already wrote, so the table shows sacrebleu both in total and without that extraction.
 Naive re-scoring is timed on a few resamples and extrapolated (a full run would take hours).
 
-    .venv/bin/python bench/bench_significance.py [--sizes 2000 20000] [--naive 3]
+The first line is issue 20's: the two command lines end to end on 20,040 real segments (the WMT21 TED
+references and outputs the project ships, data/corpora/mqm_ted_ende, cycled through its 13 systems so that
+system 1 and system 2 differ on every line), `lyss compare -m chrf_plus_plus,bleu --n 1000` against
+`sacrebleu REF -i SYS1 SYS2 -m chrf bleu --chrf-word-order 2 --paired-bs`, best of `--repeats`, with the
+load (`uptime`) printed before and after. Target: lyss ≥ 3× faster.
+
+    .venv/bin/python bench/bench_significance.py [--cli-segments 20040] [--repeats 1] [--sizes 2000 20000] [--naive 3]
 """
 
 import argparse
+import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +33,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest, _bootstrap_resample, estimate_ci
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import scaled  # noqa: E402
+from _common import ROOT, scaled  # noqa: E402
 
 from lyss.aggregate.confidence import corpus_statistic  # noqa: E402
 from lyss.metrics import ScoringInput, get_metric  # noqa: E402
@@ -148,12 +157,63 @@ def run_size(n: int, n_naive: int) -> None:
               f"resamples vs lyss: max |diff| {naive_diff:.1e}")
 
 
+def ted_lines(data: Path, n: int) -> dict[str, list[str]]:
+    """ref, sys1, sys2 of n lines: segment i % S of the dataset, system 1 = the (i // S)-th system (mod 13),
+    system 2 the next one (the reference where a system lacks the segment)."""
+    references = {}
+    for line in (data / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        references[entry["id"]] = entry["reference"]
+    systems = [{row["id"]: row["prediction"] for row in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+               for path in sorted((data / "systems").glob("*.jsonl"))]
+    ids = sorted(references)
+    lines = {"ref": [], "sys1": [], "sys2": []}
+    for i in range(n):
+        segment, cycle = ids[i % len(ids)], i // len(ids)
+        lines["ref"].append(references[segment])
+        for name, offset in (("sys1", 0), ("sys2", 1)):
+            lines[name].append(systems[(cycle + offset) % len(systems)].get(segment, references[segment]))
+    return {name: [text.replace("\n", " ") for text in texts] for name, texts in lines.items()}
+
+
+def cli_line(data: Path, n: int, repeats: int) -> None:
+    """Issue 20's line: both command lines, end to end, alternated."""
+    bin_dir = Path(sys.executable).parent
+    subprocess.run(["uptime"], check=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for name, texts in ted_lines(data, n).items():
+            paths[name] = Path(tmp, name)
+            paths[name].write_text("\n".join(texts) + "\n", encoding="utf-8")
+        lyss = [bin_dir / "lyss", "compare", "-r", paths["ref"], "-i", paths["sys1"], paths["sys2"], "-l", "eng-deu",
+                "-m", "chrf_plus_plus,bleu", "--n", str(RESAMPLES), "--seed", str(SEED)]
+        sacre = [bin_dir / "sacrebleu", paths["ref"], "-i", paths["sys1"], paths["sys2"], "-m", "chrf", "bleu",
+                 "--chrf-word-order", "2", "--paired-bs", "--paired-bs-n", str(RESAMPLES)]
+        best = {"lyss": float("inf"), "sacrebleu": float("inf")}
+        for _ in range(repeats):
+            for name, argv in (("lyss", lyss), ("sacrebleu", sacre)):
+                start = time.perf_counter()
+                subprocess.run([str(a) for a in argv], check=True, capture_output=True)
+                best[name] = min(best[name], time.perf_counter() - start)
+    print(f"lyss compare chrF++ + BLEU, {n:,} segments, paired bs {RESAMPLES}: lyss {best['lyss']:.1f} s, "
+          f"sacrebleu --paired-bs {best['sacrebleu']:.1f} s: {best['sacrebleu'] / best['lyss']:.2f}x faster "
+          "(target >= 3x)")
+    subprocess.run(["uptime"], check=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20_000],
+                        help="in-process comparisons (none: only the command-line line)")
     parser.add_argument("--naive", type=int, default=3,
                         help="resamples re-scored naively (then extrapolated)")
+    parser.add_argument("--cli-segments", type=int, default=20_040, help="segments of the command-line line (0: skip)")
+    parser.add_argument("--repeats", type=int, default=1, help="command-line runs of each tool (the best counts)")
+    parser.add_argument("--data", type=Path, default=ROOT / "data/corpora/mqm_ted_ende",
+                        help="dataset folder of the command-line line (corpus.jsonl, systems/)")
     args = parser.parse_args()
+    if args.cli_segments:
+        cli_line(args.data, args.cli_segments, args.repeats)
     for n in args.sizes:
         run_size(n, args.naive)
 

@@ -1,8 +1,9 @@
 """Surface metrics of spec §2.1: exact match, chrF++, BLEU, TER, length ratio.
 
-chrF++, BLEU and TER use sacrebleu's own statistics extraction once per corpus; the per-entry and
-corpus scores are then computed from those statistics (see `sufficient.py`), which equals sacrebleu's
-sentence and corpus scores and lets the bootstrap resample the same rows. With several references
+chrF++, BLEU and TER use sacrebleu's statistics, extracted once per corpus (chrF++ and BLEU by the array
+path of `sufficient.corpus_statistics`, entry for entry sacrebleu's own extraction); the per-entry and corpus
+scores are then computed from those statistics (see `sufficient.py`), which equals sacrebleu's sentence and
+corpus scores and lets the bootstrap resample the same rows. With several references
 (`ScoringInput.reference_streams`) sacrebleu's extraction already keeps, per entry, the statistics of the
 best reference (chrF++), the clipped counts over all references and the closest length (BLEU), the fewest
 edits over the average length (TER), so the rows stay additive and the numbers stay sacrebleu's.
@@ -13,7 +14,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from lyss.languages import cldr_locale
 from lyss.metrics.base import COUNT, MetricResult, ScoringInput
-from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, ter_from_stats
+from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, corpus_statistics, ter_from_stats
 
 
 def _hypotheses(data: ScoringInput) -> list[str]:
@@ -84,8 +85,7 @@ class ChrFPlusPlus:
 
     def score(self, data: ScoringInput) -> MetricResult:
         metric = CHRF(word_order=2)
-        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
-                           dtype=float)
+        stats = corpus_statistics(metric, _hypotheses(data), data.reference_streams).astype(float)
         corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
         return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
                             signature=str(metric.get_signature()))
@@ -134,8 +134,7 @@ class Bleu:
             extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(tokenize, "all")
             return MetricResult.unavailable(self.id, len(data.entries), f"sacrebleu's {tokenize} tokenizer: "
                                             f"{first.strip()} (pip install 'sacrebleu[{extra}]')")
-        stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
-                           dtype=float)
+        stats = corpus_statistics(metric, _hypotheses(data), data.reference_streams).astype(float)
         corpus = float(bleu_from_stats(stats.sum(axis=0), metric.max_ngram_order, metric.smooth_method))
         per_entry = bleu_from_stats(stats, metric.max_ngram_order, "exp", effective_order=True)
         return MetricResult(self.id, per_entry, corpus, stats=stats, signature=str(metric.get_signature()))

@@ -100,8 +100,16 @@ def kendall_tau_b(human, metric) -> np.ndarray:
 
 
 def _tied_pairs(*columns) -> int:
-    """Pairs of observations equal in every given column: Σ t(t−1)/2 over groups of equal rows."""
-    _, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+    """Pairs of observations equal in every given column: Σ t(t−1)/2 over groups of equal rows.
+
+    Rows are numbered by their distinct values column by column (1-D sorts, float equality as in a
+    row-wise `np.unique(axis=0)`, which sorts a structured view several times slower)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        _, index = np.unique(np.asarray(column, dtype=float), return_inverse=True)
+        key = key * (int(index.max(initial=0)) + 1) + index
+        _, key = np.unique(key, return_inverse=True)
+    counts = np.bincount(key)
     return int((counts * (counts - 1) // 2).sum())
 
 
