@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from lyss.aggregate.caveats import entry_flags, skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
-from lyss.aggregate.confidence import confidence_intervals
+from lyss.aggregate.confidence import Resampling, confidence_intervals
 from lyss.aggregate.fingerprint import run_fingerprint
 from lyss.aggregate.oracle import failed_metrics, reference_check
 from lyss.aggregate.runcard import (
@@ -135,10 +135,7 @@ def _intervals(run: CardInput, results: dict, scores: dict, weights: dict, norma
     if run.intervals == "none":
         return {"confidence_intervals": {}, "confidence_intervals_by_tier": {}, "warnings": [],
                 "bootstrap": {"resamples": 0, "undefined_resamples": {}}}
-    stats = run.settings.stats
-    return confidence_intervals(shown, list(run.entries), weights, normalisation,
-                                n_resamples=stats.bootstrap_resamples, alpha=stats.alpha, seed=stats.seed,
-                                min_entries=stats.min_entries_warning,
+    return confidence_intervals(shown, list(run.entries), weights, normalisation, Resampling.of(run.settings.stats),
                                 metrics=list(shown) if run.intervals == "shown" else None)
 
 
