@@ -26,6 +26,7 @@ from lyss.report import leaderboard_markdown
 from lyss.report.page import leaderboard_html
 from lyss.review.settings import review_settings
 from lyss.review.study import export_review, import_reviews
+from lyss.validate.correlate import CorrelationOptions
 from lyss.validate.dataset import validate_dataset
 from lyss.validate.tables import read_csv
 
@@ -370,8 +371,9 @@ def test_the_evidence_stage_validates_or_contradicts_metrics_on_the_speakers_sco
             path.parent.mkdir(parents=True, exist_ok=True)
             write_metric_result(path, MetricResult(metric, values, float(values.mean())), ids)
             paths.append(path)
-    validate_dataset(imported["reviews"] / "human_scores.csv", paths, tmp_path / "evidence", seed=1, resamples=200,
-                     permutations=200, language_pair="eng-deu")
+    draws = CorrelationOptions(resamples=200, permutations=200, seed=1)
+    validate_dataset(imported["reviews"] / "human_scores.csv", paths, tmp_path / "evidence", draws,
+                     language_pair="eng-deu")
     statuses = validation_status(["chrf_plus_plus", "bleu"], load_evidence([tmp_path / "evidence"], "eng-deu"), set())
     assert statuses["chrf_plus_plus"] == "validated" and statuses["bleu"] == "contradicted"
 
