@@ -24,7 +24,7 @@ target card's weight profile over the weighted metrics shown for every system. P
   and whether the raters significantly prefer another system to it (the same paired bootstrap with Holm's
   correction, over the human scores).
 
-All of it reuses lyss.validate (correlate, dataset) and lyss.significance. Per-system metric results are
+All of it reuses lyss.evidence (correlate, dataset) and lyss.significance. Per-system metric results are
 cached under --cache (default /tmp/lyss-human-agreement), keyed by a hash of the lyss package, the
 language cards, the settings and the texts; sentence vectors are cached by text, so a code change rescores
 without re-embedding.
@@ -56,19 +56,19 @@ from lyss.commands.score import (
     score_metrics,
     shared_embeddings,
 )
-from lyss.metrics.base import ScoringInput, ratio_of_sums
-from lyss.significance import best_cluster, compare_methods, compare_pairs
-from lyss.stats import CorpusStatistic
-from lyss.validate.correlate import (
+from lyss.evidence.correlate import (
     CorrelationOptions,
     ScoreData,
     correlation_table,
     levels_for,
     significance_table,
 )
-from lyss.validate.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
-from lyss.validate.orientation import COMPOSITE, direction_of, oriented
-from lyss.validate.weights import FoldError, cross_validate, metric_spread, rated_rows
+from lyss.evidence.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
+from lyss.evidence.orientation import COMPOSITE, direction_of, oriented
+from lyss.evidence.weights import FoldError, cross_validate, metric_spread, rated_rows
+from lyss.metrics.base import ScoringInput, ratio_of_sums
+from lyss.significance import best_cluster, compare_methods, compare_pairs
+from lyss.stats import CorpusStatistic
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "chrf_plus_plus"

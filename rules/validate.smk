@@ -53,7 +53,7 @@ rule evidence_index:
 
 def rated_metric_files(wildcards):
     """Metric files of exactly the methods the dataset's human scores rate (read when the DAG is built)."""
-    from lyss.validate.dataset import human_methods
+    from lyss.evidence.dataset import human_methods
 
     methods = human_methods(config["datasets"][wildcards.dataset]["human_scores"])
     return expand(

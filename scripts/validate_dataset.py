@@ -1,7 +1,7 @@
 """Snakemake adapter for rule `validate_dataset`."""
 
+from lyss.evidence.dataset import validate_pipeline_dataset
 from lyss.scripting import logged
-from lyss.validate.dataset import validate_pipeline_dataset
 
 with logged(snakemake.log[0]):
     validate_pipeline_dataset(

@@ -26,10 +26,10 @@ from lyss.config import check_params
 from lyss.errors import InputError
 from lyss.languages import load_card, load_cards
 from lyss.prep.corpus import load_corpus, load_dataset_card
+from lyss.studies.jury import GradeColumns, read_grades
+from lyss.studies.labels import read_ratings
+from lyss.tables import read_csv
 from lyss.translate import MethodContext, build_translator
-from lyss.validate.jury import GradeColumns, read_grades
-from lyss.validate.labels import read_ratings
-from lyss.validate.tables import read_csv
 
 LANGUAGES = ROOT / "data/languages"
 GOOD_ENTRY = {"id": "a", "source": "Hello", "reference": "Hola"}

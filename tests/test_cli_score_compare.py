@@ -672,3 +672,22 @@ def test_compare_takes_two_references_and_names_systems_shortly(ted, files, caps
     code, out, _ = run(capsys, *argv, "--format", "tsv")
     assert out.splitlines()[0].split("\t") == ["system", "file", "metric", "score", "baseline_score", "delta",
                                                "ci_lo", "ci_hi", "p_value", "p_holm"]
+
+
+def test_each_embedding_progress_line_names_the_system_file(files, capsys, monkeypatch):
+    from test_embedding_files import CountingBackend, FakeTerminal
+
+    from lyss.embed import embedders
+
+    paths, texts, common = files
+    monkeypatch.setenv("LYSS_EMBEDDING_CACHE_MB", "0")  # the counting vectors must not reach the user's store
+    monkeypatch.setattr(embedders, "load_backend", lambda spec: CountingBackend())  # the default model's place
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.__stderr__", terminal)
+    code, _, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], paths["b"], "-s", paths["src"],
+                       "-l", "en-es", "-m", "semantic_score", *common)
+    assert code == 0, err
+    lines = [line for line in terminal.text.split("\r") if line]
+    # the references and sources first (the oracle check), then each system's own new outputs, by short name
+    assert lines[0].startswith("embed the references (oracle check): ")
+    assert any(line.startswith("embed a: ") for line in lines) and any(line.startswith("embed b: ") for line in lines)

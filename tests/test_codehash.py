@@ -49,8 +49,8 @@ def test_translation_never_depends_on_metric_plugins_it_does_not_import():
 
 def test_computed_imports_and_package_data_are_reached():
     validate = names(closure(SCRIPTS / "validate.py", ()))
-    # steps/__init__.py imports f"lyss.validate.steps.{part}": every step module
-    assert {"lyss/validate/steps/labels.py", "lyss/validate/steps/jury.py", "lyss/validate/labels.py"} <= validate
+    # steps/__init__.py imports f"lyss.studies.steps.{part}": every step module
+    assert {"lyss/studies/steps/labels.py", "lyss/studies/steps/jury.py", "lyss/studies/labels.py"} <= validate
     assert "lyss/cli.py" not in validate  # the workflow never runs the command line
     assert "lyss/metrics/orthography.py" not in validate  # `lyss labels` etc. score nothing
     aggregate_free = names(closure(SCRIPTS / "significance.py", "all"))
@@ -71,7 +71,7 @@ def test_a_language_card_plugin_joins_the_score_job_of_its_metric():
 def test_the_run_card_writer_depends_on_the_whole_package():
     """aggregate.py writes lyss.aggregate.fingerprint.code_version (every module's hash) into the card."""
     files = names(closure(SCRIPTS / "aggregate.py", "all"))
-    assert {"lyss/validate/steps/jury.py", "lyss/validate/probe.py", "lyss/metrics/comet.py"} <= files
+    assert {"lyss/studies/steps/jury.py", "lyss/studies/probe.py", "lyss/metrics/comet.py"} <= files
 
 
 def test_the_hash_changes_with_the_content_of_any_file_in_the_closure(tmp_path):

@@ -22,7 +22,7 @@ from lyss.io import SIGNIFICANT_DIGITS, fixed, write_json_atomic, write_jsonl_at
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import read_metric_result, write_metric_result
 from lyss.report.plots import _csv
-from lyss.validate.tables import csv_text
+from lyss.tables import csv_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -62,3 +62,31 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
                       embedding_backend="counting")
         score_caveats(entries, methods[method], SETTINGS, embedders.embeddings_from_files(paths, "counting"))
     assert len(CountingBackend.texts) == embedded
+
+
+class FakeTerminal:
+    """A stderr that says it is a terminal, so the live progress line is drawn."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_the_progress_line_names_the_dataset_and_field_being_embedded(tmp_path, monkeypatch):
+    monkeypatch.setitem(embedders.BUILTIN, "counting", CountingBackend)
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.__stderr__", terminal)
+    corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
+    prep_dataset("demo_eng_spa", DEMO, DEMO / "dataset.yaml", "data/languages", corpus, meta)
+    CountingBackend.texts = []
+    embed_field(corpus, "reference", tmp_path / "demo_eng_spa" / "reference.npy", spec="counting")
+    n = len(CountingBackend.texts)
+    assert n > 0 and f"\rembed demo_eng_spa/reference: {n}/{n} entries" in terminal.text

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from lyss.errors import InputError
 from lyss.prep.corpus import load_corpus
-from lyss.validate.jury import GradeColumns, read_grades
-from lyss.validate.labels import read_ratings
-from lyss.validate.tables import read_csv
+from lyss.studies.jury import GradeColumns, read_grades
+from lyss.studies.labels import read_ratings
+from lyss.tables import read_csv
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

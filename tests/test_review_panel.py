@@ -20,15 +20,15 @@ from handmade_cards import make_card
 
 from lyss.aggregate.runcard import validate_run_card
 from lyss.aggregate.validation_status import load_evidence, tier_review, validation_status
+from lyss.evidence.correlate import CorrelationOptions
+from lyss.evidence.dataset import validate_dataset
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import write_metric_result
 from lyss.report import leaderboard_markdown
 from lyss.report.page import leaderboard_html
 from lyss.review.settings import review_settings
 from lyss.review.study import export_review, import_reviews
-from lyss.validate.correlate import CorrelationOptions
-from lyss.validate.dataset import validate_dataset
-from lyss.validate.tables import read_csv
+from lyss.tables import read_csv
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SEGMENTS = 220

@@ -17,8 +17,8 @@ ENTRIES = [
 ]
 
 
-def score(predictions, options=None, entries=ENTRIES, target_card=None):
-    data = ScoringInput(entries, predictions, predictions, "eng", "spa", {"code": "eng"},
+def score(predictions, options=None, entries=ENTRIES, target_card=None, source_card=None):
+    data = ScoringInput(entries, predictions, predictions, "eng", "spa", source_card or {"code": "eng"},
                         target_card or {"code": "spa"}, options or {})
     return SemanticScore().score(data)
 
@@ -79,6 +79,34 @@ def test_golden_values_on_hand_made_vectors(fixed):
     # a copy of the source: cos(s1, r1) = 0.6 less the excess 1 − 0.6 → 0.2, below chance → 0
     assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([0.0, 0.0])
     assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([1.0, 1.0])
+
+
+def test_across_scripts_the_guard_is_the_reference_not_the_reference_to_source_cosine(fixed):
+    # e2 as above, but English → a target that shares no script with it: the output is closer to the reference
+    # (0.8) than to the source (0.6), so no penalty → (0.8 − 0.6)/0.4 = 0.5 where the shared-script rule gave 0.2
+    cards = {"source_card": {"code": "eng", "scripts": ["Latn"]}, "target_card": {"code": "tgt", "scripts": ["Deva"]}}
+    result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES, **cards)
+    assert result.values == pytest.approx([0.5, 0.5])
+    assert "share no script" in result.details["source_term"]
+    # the reference stays ideal (cos(p, r) = 1 ≥ cos(p, s)); a copy: cos(s1, r1) = 0.6 less 1 − 0.6 → 0.2 → 0
+    assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([1.0, 1.0])
+    assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([0.0, 0.0])
+    # a card without scripts counts as sharing one: the stricter rule of the golden test
+    assert score(["p1", "p2"], fixed, entries=FIXED_ENTRIES,
+                 target_card={"code": "tgt"}).values == pytest.approx([0.5, 0.2])
+
+
+def test_a_copy_of_the_source_scores_the_same_under_both_rules():
+    # a copy has cos(p, s) = 1 and cos(p, r) = cos(r, s): both rules give 2·cos(r, s) − 1 before calibration
+    sources = [e["source"] for e in ENTRIES]
+    embedder = embedders.get_embedder()
+    r, s = embedder.embed([e["reference"] for e in ENTRIES]), embedder.embed(sources)
+    chance = cos(r[0], r[1])
+    expected = [min(1.0, max(0.0, (2 * cos(r[i], s[i]) - 1 - chance) / (1 - chance))) for i in range(2)]
+    for scripts in (["Latn"], ["Cyrl"]):
+        result = score(sources, source_card={"code": "eng", "scripts": ["Latn"]},
+                       target_card={"code": "spa", "scripts": scripts})
+        assert result.values == pytest.approx(expected, abs=1e-5)
 
 
 def test_chance_is_the_mean_cosine_of_different_references_whatever_the_predictions(fixed):

@@ -20,9 +20,9 @@ from lyss.cli import main
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY
 from lyss.settings import Settings, load_settings, params_schema, validate_params
+from lyss.studies.steps import step_options
 from lyss.translate import METHOD_KINDS
 from lyss.translate.hooks import HOOKS
-from lyss.validate.steps import step_options
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "conf/params.yaml"

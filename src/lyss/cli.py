@@ -1,5 +1,5 @@
 """The `lyss` command. Each subcommand lives in `lyss.commands.<name>` and registers itself here; the
-validation parts that rule `validate` also runs live in the library, in `lyss.validate.steps.<name>`.
+validation parts that rule `validate` also runs live in the library, in `lyss.studies.steps.<name>`.
 
 Only the subcommand that runs is imported: the others' libraries (pandas, scipy, sacrebleu, models) cost
 seconds to import, so `lyss --help` lists them by the one-line help below without importing them.
@@ -29,12 +29,12 @@ COMMAND_MODULES = {
 }
 
 
-# Subcommands whose parser and `run` are library code (lyss.validate.steps): the workflow runs them too.
+# Subcommands whose parser and `run` are library code (lyss.studies.steps): the workflow runs them too.
 LIBRARY_COMMANDS = frozenset({"labels", "correlate", "jury", "probe"})
 
 
 def _command_module(name: str) -> str:
-    return f"lyss.validate.steps.{name}" if name in LIBRARY_COMMANDS else f"lyss.commands.{name}"
+    return f"lyss.studies.steps.{name}" if name in LIBRARY_COMMANDS else f"lyss.commands.{name}"
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

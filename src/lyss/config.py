@@ -82,7 +82,7 @@ def check_inputs(config: dict, dataset_methods: Callable[[str], list[str]], sour
 def check_human_scores(path, methods, ids: set[str]) -> None:
     """A `method,id,human[,annotators]` CSV whose methods run on the dataset and whose ids are its entries
     (what the evidence stage joins with the metric files), with numbers where numbers belong."""
-    from lyss.validate.tables import read_csv
+    from lyss.tables import read_csv
 
     table = read_csv(path)
     table.numbers("human")

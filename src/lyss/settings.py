@@ -22,7 +22,7 @@ import jsonschema
 import yaml
 
 from lyss.errors import InputError
-from lyss.validate.steps import step_options
+from lyss.studies.steps import step_options
 
 # spec §4.4: "each weight table sums to 1.00"; the composite renormalises anyway, so other sums only warn.
 WEIGHT_SUM_TOLERANCE = 0.005

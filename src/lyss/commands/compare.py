@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from lyss.aggregate.composite import select_profile
+from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score import (
     choose_metrics,
@@ -26,7 +27,6 @@ from lyss.commands.score_options import Once, add_common_arguments, metric_names
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
-from lyss.validate.options import positive_int
 
 JSON_KEYS = ("system", "file", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
              "p_holm")

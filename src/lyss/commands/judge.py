@@ -1,11 +1,11 @@
-"""`lyss judge`: grade a method's translations of a corpus with an LLM judge (see `lyss.judge`).
+"""`lyss judge`: grade a method's translations of a corpus with an LLM judge (see `lyss.studies.judge`).
 
-Default output: one JSON object per corpus entry, in corpus order, with the `lyss.judge.judge_items`
+Default output: one JSON object per corpus entry, in corpus order, with the `lyss.studies.judge.judge_items`
 fields (id, grade, probabilities, answer, error). An entry without a translation, or whose
 translation failed, is an error row and costs no request.
 
 With `--condition NAME --run-id N` the output is instead the RUNS.jsonl format read by `lyss probe`
-(`lyss.validate.probe`): per judged entry `{"run", "condition", "item", "gold", "probs",
+(`lyss.studies.probe`): per judged entry `{"run", "condition", "item", "gold", "probs",
 "options"}`, where `probs` is keyed by the answer token shown to the judge (A–E under
 `--render letters`), `options` maps each shown token to its rubric grade, and `gold` is the entry's
 human grade (corpus field `--gold-field`, default `human_score`, an integer on the rubric). The probe
@@ -17,11 +17,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from lyss.argtypes import non_negative, positive_int, usage_error
 from lyss.errors import InputError
 from lyss.io import iter_jsonl, write_jsonl_atomic
-from lyss.judge import RENDERINGS, Judge
 from lyss.prep.corpus import load_corpus
-from lyss.validate.options import non_negative, positive_int, usage_error
+from lyss.studies.judge import RENDERINGS, Judge
 
 
 def register(subparsers) -> None:

@@ -22,6 +22,7 @@ from lyss import __version__
 from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card, plain
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
+from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import render
@@ -30,7 +31,6 @@ from lyss.errors import InputError
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
 from lyss.settings import Settings
-from lyss.validate.options import positive_int
 
 # Caveats that compare an output with its source: without --source they are not checked, and say so.
 SOURCE_CAVEATS = ("source_copy", "misaligned_output")
@@ -99,6 +99,12 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     except ImportError:
         return None
     return embeddings
+
+
+def label_embedding(embeddings: Embeddings | None, what: str) -> None:
+    """Name on the progress line what the next texts embedded belong to, so a long bar says which file."""
+    if embeddings is not None:
+        embeddings.label = f"embed {what}"
 
 
 def metric_options(settings: dict, tokenize: str | None) -> dict[str, dict]:
@@ -312,9 +318,11 @@ def run(args: argparse.Namespace) -> int:
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
+    label_embedding(embeddings, "the references (oracle check)")
     oracle = oracle_check(run_, base)
     blocks = []
     for name, path, hypothesis in zip(names, args.hypotheses, hypotheses, strict=True):
+        label_embedding(embeddings, name)
         data = dataclasses.replace(base, predictions=list(hypothesis), raw_predictions=list(hypothesis))
         blocks.append({"system": name, "file": str(path), **score_system(run_, data, oracle, notes)})
     for block in blocks:

@@ -15,17 +15,12 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from lyss.argtypes import positive_int
 from lyss.config import check_params
 from lyss.errors import InputError
-from lyss.io import write_json_atomic, write_text_atomic
-from lyss.languages import load_cards
-from lyss.prep import dataset_language_pair
-from lyss.prep.folders import expand_dataset_folders, load_dataset_entries
-from lyss.validate.composite_entries import profile_weights
-from lyss.validate.dataset import human_methods, join_human_scores
-from lyss.validate.options import positive_int
-from lyss.validate.tables import write_csv
-from lyss.validate.weights import (
+from lyss.evidence.composite_entries import profile_weights
+from lyss.evidence.dataset import human_methods, join_human_scores
+from lyss.evidence.weights import (
     BASELINE_METRIC,
     FoldError,
     cross_validate,
@@ -33,6 +28,11 @@ from lyss.validate.weights import (
     metric_spread,
     rated_rows,
 )
+from lyss.io import write_json_atomic, write_text_atomic
+from lyss.languages import load_cards
+from lyss.prep import dataset_language_pair
+from lyss.prep.folders import expand_dataset_folders, load_dataset_entries
+from lyss.tables import write_csv
 
 CONTENDERS = ("spec_composite", "fitted_composite", BASELINE_METRIC)
 

@@ -10,6 +10,8 @@ embedding metrics and the misaligned_output caveat read these files (`embeddings
 no model when every text is there.
 """
 
+from pathlib import Path
+
 from lyss.embed.embedders import Embeddings, VectorFile, embeddings_from_files, save_vectors
 from lyss.io import iter_jsonl
 from lyss.prep.corpus import read_prepared
@@ -52,6 +54,7 @@ def embed_field(corpus_path, field: str, out_path, *, translations_path=None, re
         pairs = [(entry_id, text) for entry_id, text in pairs if has_content(text)]
     ids, texts = texts_to_embed(pairs)
     table = embeddings or embeddings_from_files(reuse, spec, batch_size)
+    table.label = f"embed {Path(out_path).parent.name}/{Path(out_path).stem}"
     before = table.computed
     vectors = table.embed(texts) if texts else None
     save_vectors(out_path, VectorFile(table.model, ids, texts, vectors if vectors is not None else _empty()))

@@ -157,7 +157,8 @@ def backend_model(spec: str | None) -> str:
 class Embeddings:
     """Vectors by text: known ones (from cached files or earlier calls) are looked up, then the store on disk
     (`lyss.embed.cache`), and the rest are embedded by the backend, loaded on first need. `computed` counts
-    texts sent to the model, `from_cache` those the store answered."""
+    texts sent to the model, `from_cache` those the store answered. `label` names what is being embedded on
+    the progress line (`embed mqm_ted_ende/source`, `embed online_w`): the caller knows it, the table not."""
 
     BATCH = 256  # default texts per backend call (params.yaml embeddings.batch_size); progress between calls
 
@@ -171,6 +172,7 @@ class Embeddings:
         self._cache = None
         self.computed = 0
         self.from_cache = 0
+        self.label = "embed"
 
     @property
     def name(self) -> str:
@@ -217,7 +219,7 @@ class Embeddings:
             self.from_cache += len(stored)
             new = [t for t in new if t not in stored]
         if new:
-            progress = Progress(len(new), "embed", summary=False)
+            progress = Progress(len(new), self.label, summary=False)
             for start in range(0, len(new), self.batch_size):
                 batch = new[start:start + self.batch_size]
                 vectors = np.asarray(self.backend.embed(batch), dtype=np.float32).reshape(len(batch), -1)

@@ -6,7 +6,7 @@ expected grade (Σ grade × probability; the grade itself when the server gave n
 score is the mean of its judges' scores, as in seed 004.
 
 Seed 004 found that judges rank well but sit on a scale shifted from people's, and that quantile mapping onto
-the human distribution, fitted where the scored items are not, fixes it (lyss.validate.calibration). Here the
+the human distribution, fitted where the scored items are not, fixes it (lyss.studies.calibration). Here the
 human distribution is the speakers' mean 0–100 score per output, and the fit for an output uses only the
 other folds of segments (five folds by segment, every system's output of a segment in the same fold), so no
 speaker rating of a segment calibrates that segment. Reported for each judge alone and for the jury, on the
@@ -24,7 +24,7 @@ from lyss.errors import InputError
 from lyss.io import iter_jsonl
 from lyss.review.ratings import Rating
 from lyss.review.statistics import UNUSABLE, USABLE
-from lyss.validate.calibration import leave_one_corpus_out
+from lyss.studies.calibration import leave_one_corpus_out
 
 FOLDS = 5
 JURY = "jury"

@@ -1,5 +1,5 @@
 """The speakers' ratings as `human_scores` (`method,id,human,annotators`, read by the evidence stage,
-lyss.validate.dataset), in two forms:
+lyss.evidence.dataset), in two forms:
 
 - direct assessment, z-normalised per rater as in WMT (Graham et al. 2017): each rater's scores minus the
   rater's mean, over the rater's standard deviation (population, over all the outputs the rater scored),
@@ -14,7 +14,7 @@ Values are written at 6 decimals: the files are versioned, and the same ratings 
 import numpy as np
 
 from lyss.review.ratings import Rating
-from lyss.validate.tables import write_csv
+from lyss.tables import write_csv
 
 MQM_WEIGHTS = {"minor": 1.0, "major": 5.0}
 HUMAN_COLUMNS = ["method", "id", "human", "annotators"]

@@ -3,7 +3,7 @@ verdict, with the spec §1.6 bar (200+ segment pairs, each rated by 3+ bilingual
 
 - Agreement: Krippendorff's α at the interval level (the `krippendorff` package) over all outputs rated
   twice or more, and Kendall's τ-b between every two raters on the outputs both rated.
-- Labels: seed 000's two rules on each output's raw 0–100 scores around `review.neutral` (lyss.validate.labels):
+- Labels: seed 000's two rules on each output's raw 0–100 scores around `review.neutral` (lyss.studies.labels):
   the bootstrap interval of the mean lies above it → usable, below → unusable, else undecided; and the
   restrictive rule, a label only when `review.share` (80%) of the raters are on one side (usable /
   unusable), or exactly at the neutral point (borderline), else undecided. Raw scores, not z-scores: "usable"
@@ -19,10 +19,10 @@ import krippendorff
 import numpy as np
 from scipy.stats import kendalltau
 
+from lyss.evidence.dataset import MIN_ANNOTATORS, MIN_SEGMENTS
 from lyss.review.ratings import Rating
 from lyss.review.settings import ReviewSettings
-from lyss.validate.dataset import MIN_ANNOTATORS, MIN_SEGMENTS
-from lyss.validate.labels import LabelRules, Ratings, crosstab, label_items
+from lyss.studies.labels import LabelRules, Ratings, crosstab, label_items
 
 USABLE, UNUSABLE, UNDECIDED, BORDERLINE, INSUFFICIENT = "usable", "unusable", "undecided", "borderline", "insufficient"
 CI_NAMES = {"entailment": USABLE, "neutral": UNDECIDED, "contradiction": UNUSABLE, "insufficient": INSUFFICIENT}
@@ -68,7 +68,7 @@ def agreement(ratings: list[Rating]) -> dict:
 
 
 def label_outputs(ratings: list[Rating], key: dict, settings: ReviewSettings) -> list[dict]:
-    """Seed 000's two labels for every rated output (lyss.validate.labels, each output resampled with its
+    """Seed 000's two labels for every rated output (lyss.studies.labels, each output resampled with its
     own seed), with its method and entry id from the key."""
     raters, items, matrix = score_matrix(ratings)
     by_item = {item: matrix[:, k][~np.isnan(matrix[:, k])] for k, item in enumerate(items)}

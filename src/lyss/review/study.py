@@ -30,7 +30,7 @@ from lyss.review.sample import build_study, read_key, read_outputs, read_system
 from lyss.review.scores import write_human_scores
 from lyss.review.settings import ReviewSettings
 from lyss.review.statistics import LABEL_COLUMNS, review_summary
-from lyss.validate.tables import write_csv
+from lyss.tables import write_csv
 
 REVIEWS = "reviews"
 VERDICT_FILE = "verdict.json"

@@ -41,7 +41,7 @@ from lyss.stats.correlation import (
     weighted_pearson,
     weighted_spearman,
 )
-from lyss.validate.tables import CsvTable, check_unique
+from lyss.tables import CsvTable, check_unique
 
 STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 # Above this many rows in one flat (ungrouped) segment level, rank statistics are computed by sorting.

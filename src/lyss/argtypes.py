@@ -1,4 +1,5 @@
-"""Command-line value types shared by the validation subcommands, so range errors read the same."""
+"""Command-line value types shared by the studies' parsers (lyss.studies.steps) and the commands, so range errors
+read the same."""
 
 import argparse
 import sys

@@ -3,7 +3,8 @@
 import argparse
 from pathlib import Path
 
-from lyss.validate.correlate import (
+from lyss.argtypes import add_resampling, positive_int, usage_error
+from lyss.evidence.correlate import (
     CORRELATION_COLUMNS,
     SIGNIFICANCE_COLUMNS,
     CorrelationOptions,
@@ -12,9 +13,8 @@ from lyss.validate.correlate import (
     read_scores,
     significance_table,
 )
-from lyss.validate.options import add_resampling, positive_int, usage_error
-from lyss.validate.orientation import agrees, direction_of
-from lyss.validate.tables import parse_name_list, read_csv, write_csv
+from lyss.evidence.orientation import agrees, direction_of
+from lyss.tables import parse_name_list, read_csv, write_csv
 
 
 def register(subparsers) -> None:

@@ -30,8 +30,8 @@ from scipy.optimize import nnls
 from scipy.stats import pearsonr
 
 from lyss.aggregate.composite import normalise
+from lyss.evidence.composite_entries import entry_composite
 from lyss.stats.correlation import kendall_tau_b, nan_weighted_mean
-from lyss.validate.composite_entries import entry_composite
 
 BASELINE_METRIC = "chrf_plus_plus"
 # Below 3 systems a Pearson correlation over systems is ±1 or undefined.

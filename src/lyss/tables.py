@@ -1,4 +1,4 @@
-"""CSV in and out for the validation commands.
+"""CSV in and out for the evidence, the studies, the community review and the human-scores check of config.
 
 Rows keep the line number they came from, so that every complaint about a value can name the file,
 the line (1-based, the header is line 1) and the column, which is what `InputError` promises.

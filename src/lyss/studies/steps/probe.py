@@ -3,9 +3,9 @@
 import argparse
 from pathlib import Path
 
+from lyss.argtypes import add_resampling, non_negative, usage_error
 from lyss.io import write_json_atomic
-from lyss.validate.options import add_resampling, non_negative, usage_error
-from lyss.validate.probe import (
+from lyss.studies.probe import (
     Probe,
     ProbeOptions,
     accuracy_table,
@@ -16,7 +16,7 @@ from lyss.validate.probe import (
     threshold_table,
     two_call_table,
 )
-from lyss.validate.tables import json_ready, parse_name_list, write_csv
+from lyss.tables import json_ready, parse_name_list, write_csv
 
 COLUMNS = {
     "accuracy.csv": ["condition", "run", "n", "correct", "accuracy", "label_following"],

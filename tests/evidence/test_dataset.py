@@ -9,12 +9,12 @@ import pytest
 from scipy import stats
 
 from lyss.errors import InputError
+from lyss.evidence.composite_entries import entry_composite, profile_weights
+from lyss.evidence.correlate import CorrelationOptions
+from lyss.evidence.dataset import join_human_scores, validate_dataset
 from lyss.io import fixed
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import write_metric_result
-from lyss.validate.composite_entries import entry_composite, profile_weights
-from lyss.validate.correlate import CorrelationOptions
-from lyss.validate.dataset import join_human_scores, validate_dataset
 
 IDS = ["e1", "e2", "e3", "e4", "e5", "e6"]
 VALUES = {  # method → metric → per-entry values

@@ -21,13 +21,8 @@ import numpy as np
 from lyss.aggregate.composite import composite
 from lyss.aggregate.confidence import corpus_statistic
 from lyss.errors import InputError
-from lyss.io import read_json, write_json_atomic
-from lyss.languages import load_cards
-from lyss.metrics.files import read_metric_result
-from lyss.stats import CorpusStatistic, joint
-from lyss.stats.correlation import kendall_tau_b
-from lyss.validate.composite_entries import entry_composite, profile_weights
-from lyss.validate.correlate import (
+from lyss.evidence.composite_entries import entry_composite, profile_weights
+from lyss.evidence.correlate import (
     CORRELATION_COLUMNS,
     SIGNIFICANCE_COLUMNS,
     CorrelationOptions,
@@ -36,8 +31,13 @@ from lyss.validate.correlate import (
     levels_for,
     significance_table,
 )
-from lyss.validate.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
-from lyss.validate.tables import json_ready, read_csv, write_csv
+from lyss.evidence.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
+from lyss.io import read_json, write_json_atomic
+from lyss.languages import load_cards
+from lyss.metrics.files import read_metric_result
+from lyss.stats import CorpusStatistic, joint
+from lyss.stats.correlation import kendall_tau_b
+from lyss.tables import json_ready, read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
 MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3

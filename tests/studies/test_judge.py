@@ -8,8 +8,8 @@ from openai_server import Script, serve
 
 from lyss.cli import main
 from lyss.errors import InputError
-from lyss.judge import Judge, judge_items
-from lyss.validate.probe import read_runs
+from lyss.studies.judge import Judge, judge_items
+from lyss.studies.probe import read_runs
 
 KEY_ENV = "LYSS_TEST_JUDGE_KEY"
 

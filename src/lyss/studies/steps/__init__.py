@@ -16,7 +16,7 @@ STEPS = ("labels", "correlate", "jury", "probe")
 def step_parser(part: str) -> argparse.ArgumentParser:
     """The full parser of one part, as `lyss <part>` parses its arguments."""
     subparsers = argparse.ArgumentParser(prog="lyss").add_subparsers()
-    importlib.import_module(f"lyss.validate.steps.{part}").register(subparsers)
+    importlib.import_module(f"lyss.studies.steps.{part}").register(subparsers)
     return subparsers.choices[part]
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr
 
 from lyss.commands.weights import rounded_profile
-from lyss.validate.weights import (
+from lyss.evidence.weights import (
     FoldError,
     RatedRows,
     cross_validate,

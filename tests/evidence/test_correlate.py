@@ -10,15 +10,15 @@ import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from lyss.cli import main
-from lyss.stats import count_matrix, percentile_interval
-from lyss.stats.correlation import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
-from lyss.validate.correlate import (
+from lyss.evidence.correlate import (
     CorrelationOptions,
     ScoreData,
     SegmentLevel,
     SystemLevel,
     significance_table,
 )
+from lyss.stats import count_matrix, percentile_interval
+from lyss.stats.correlation import pair_statistics, weighted_midranks, weighted_pearson, weighted_spearman
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "scores.csv"
 
@@ -277,7 +277,7 @@ def test_swap_mask_matrix_is_the_swap_masks_stream():
 
 def test_csv_values_are_written_at_the_fixed_precision():
     """Ten significant digits (lyss.io.SIGNIFICANT_DIGITS), NumPy or not: the same bytes on any machine."""
-    from lyss.validate.tables import format_value
+    from lyss.tables import format_value
 
     assert format_value(0.1234567890123) == "0.123456789"
     assert format_value(np.float64(2 / 3)) == "0.6666666667"
@@ -298,7 +298,7 @@ def test_sorted_kendall_and_accuracy_equal_the_all_pairs_computation():
 
 
 def test_large_flat_segment_level_sorts_and_matches_scipy_on_resamples():
-    from lyss.validate.correlate import SORTING_ABOVE_ROWS
+    from lyss.evidence.correlate import SORTING_ABOVE_ROWS
 
     n = SORTING_ABOVE_ROWS + 100
     human, metric, _ = _random_case(seed=9, n=n)

@@ -13,10 +13,10 @@ import numpy as np
 
 from lyss.errors import InputError
 from lyss.stats.correlation import weighted_spearman
-from lyss.validate.aggregate import RULES, aggregate, to_grade
-from lyss.validate.agreement import grade_agreement, per_grade_exact
-from lyss.validate.calibration import leave_one_corpus_out
-from lyss.validate.tables import CsvTable, check_unique
+from lyss.studies.agreement import grade_agreement, per_grade_exact
+from lyss.studies.calibration import leave_one_corpus_out
+from lyss.studies.merge_grades import RULES, aggregate, to_grade
+from lyss.tables import CsvTable, check_unique
 
 JURY_PREFIX = "jury:"
 GRADED = ("bias", "exact", "within1", "mae", "qwk", "sensitivity", "specificity", "f1", "exact_macro")

@@ -10,10 +10,10 @@ import numpy as np
 
 from lyss.stats import count_matrix, percentile_interval
 from lyss.stats.correlation import weighted_spearman
-from lyss.validate.aggregate import aggregate, to_grade
-from lyss.validate.agreement import quadratic_weighted_kappa
-from lyss.validate.calibration import leave_one_corpus_out
-from lyss.validate.jury import JURY_PREFIX, GradesData, JuryOptions, can_calibrate, corpora
+from lyss.studies.agreement import quadratic_weighted_kappa
+from lyss.studies.calibration import leave_one_corpus_out
+from lyss.studies.jury import JURY_PREFIX, GradesData, JuryOptions, can_calibrate, corpora
+from lyss.studies.merge_grades import aggregate, to_grade
 
 JUDGE_MEAN = "judges:mean"
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from lyss.errors import InputError
 from lyss.stats import count_matrix, percentile_interval
-from lyss.validate.agreement import krippendorff_alpha_ordinal
-from lyss.validate.tables import CsvTable
+from lyss.studies.agreement import krippendorff_alpha_ordinal
+from lyss.tables import CsvTable
 
 ENTAILMENT, NEUTRAL, CONTRADICTION = "entailment", "neutral", "contradiction"
 UNCLASSIFIED, INSUFFICIENT = "unclassified", "insufficient"

@@ -27,8 +27,7 @@ import re
 import string
 import threading
 
-from lyss.errors import InputError
-from lyss.translate.openai_compatible import (
+from lyss.chat_client import (
     CONNECTION_OPTIONS,
     CallFailed,
     client_from_options,
@@ -36,6 +35,7 @@ from lyss.translate.openai_compatible import (
     parse_options,
     run_bounded,
 )
+from lyss.errors import InputError
 
 RENDERINGS = ("label_definition", "definition_only", "label_only", "letters")
 DEFAULT_RUBRIC = [

@@ -4,8 +4,9 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
+from lyss.argtypes import add_resampling, usage_error
 from lyss.io import write_json_atomic
-from lyss.validate.labels import (
+from lyss.studies.labels import (
     TOUCHING_CHOICES,
     LabelRules,
     crosstab,
@@ -13,8 +14,7 @@ from lyss.validate.labels import (
     read_ratings,
     summarise,
 )
-from lyss.validate.options import add_resampling, usage_error
-from lyss.validate.tables import json_ready, read_csv, write_csv
+from lyss.tables import json_ready, read_csv, write_csv
 
 LABEL_COLUMNS = ["item", "n", "mean", "ci_lower", "ci_upper", "class_ci", "class_restrict", "flag"]
 

@@ -1,4 +1,4 @@
-"""lyss.validate.labels and `lyss labels`: hand-computed rules, bootstrap coverage, krippendorff."""
+"""lyss.studies.labels and `lyss labels`: hand-computed rules, bootstrap coverage, krippendorff."""
 
 import csv
 import json
@@ -10,8 +10,8 @@ import pytest
 
 from lyss.cli import main
 from lyss.errors import InputError
-from lyss.validate.agreement import krippendorff_alpha_ordinal
-from lyss.validate.labels import (
+from lyss.studies.agreement import krippendorff_alpha_ordinal
+from lyss.studies.labels import (
     ItemLabel,
     LabelRules,
     bootstrap_mean_interval,
@@ -20,7 +20,7 @@ from lyss.validate.labels import (
     crosstab,
     read_ratings,
 )
-from lyss.validate.tables import read_csv
+from lyss.tables import read_csv
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "ratings.csv"
 

@@ -17,12 +17,12 @@ import pytest
 from sacrebleu.metrics import CHRF
 from scipy.stats import pearsonr
 
+from lyss.evidence.correlate import CorrelationOptions, ScoreData, SystemLevel, significance_table
+from lyss.evidence.dataset import validate_dataset
 from lyss.metrics import get_metric
 from lyss.metrics.base import MetricResult, ScoringInput, ratio_of_sums
 from lyss.metrics.files import write_metric_result
 from lyss.stats import CorpusStatistic, one_sided_p_values, pairwise_permutation_p_values, soft_pairwise_accuracy
-from lyss.validate.correlate import CorrelationOptions, ScoreData, SystemLevel, significance_table
-from lyss.validate.dataset import validate_dataset
 
 ALL_MASKS = np.array(list(product([False, True], repeat=3)))  # every swap pattern of 3 items
 

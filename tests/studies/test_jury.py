@@ -12,11 +12,10 @@ from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
 
 from lyss.cli import main
-from lyss.validate.aggregate import aggregate, to_grade
-from lyss.validate.agreement import grade_agreement, per_grade_exact, quadratic_weighted_kappa
-from lyss.validate.anchors import anchor_table, pull
-from lyss.validate.calibration import leave_one_corpus_out, quantile_map
-from lyss.validate.jury import (
+from lyss.studies.agreement import grade_agreement, per_grade_exact, quadratic_weighted_kappa
+from lyss.studies.anchors import anchor_table, pull
+from lyss.studies.calibration import leave_one_corpus_out, quantile_map
+from lyss.studies.jury import (
     GradesData,
     JuryOptions,
     before_after_table,
@@ -27,6 +26,7 @@ from lyss.validate.jury import (
     size_and_combination_tables,
     unanimity_table,
 )
+from lyss.studies.merge_grades import aggregate, to_grade
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "validation" / "grades.csv"
 JUDGES = [f"judge_{c}" for c in "abcdefg"]

@@ -3,11 +3,11 @@
 import argparse
 from pathlib import Path
 
+from lyss.argtypes import add_resampling, non_negative, usage_error
 from lyss.errors import InputError
 from lyss.io import write_json_atomic
-from lyss.validate.aggregate import RULES
-from lyss.validate.anchors import anchor_table
-from lyss.validate.jury import (
+from lyss.studies.anchors import anchor_table
+from lyss.studies.jury import (
     JURY_PREFIX,
     RANKED,
     RUBRIC_SERIES,
@@ -26,9 +26,9 @@ from lyss.validate.jury import (
     size_and_combination_tables,
     unanimity_table,
 )
-from lyss.validate.options import add_resampling, non_negative, usage_error
-from lyss.validate.plots import plot_distributions, plot_size_curves
-from lyss.validate.tables import json_ready, parse_name_list, read_csv, write_csv
+from lyss.studies.merge_grades import RULES
+from lyss.studies.plots import plot_distributions, plot_size_curves
+from lyss.tables import json_ready, parse_name_list, read_csv, write_csv
 
 STAT_COLUMNS = [
     "n",

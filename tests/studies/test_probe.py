@@ -17,7 +17,7 @@ from lyss.cli import main
 from lyss.errors import InputError
 from lyss.stats import mcnemar_p as mcnemar_exact
 from lyss.stats.correlation import auroc
-from lyss.validate.probe import (
+from lyss.studies.probe import (
     Probe,
     ProbeOptions,
     Record,
@@ -88,7 +88,7 @@ def test_total_variation_is_the_same_float_under_every_hash_seed():
     gaps = [abs(p[k] - q[k]) for k in "ABCD"]
     in_sorted_order = 0.5 * (((gaps[0] + gaps[1]) + gaps[2]) + gaps[3])
     assert in_sorted_order != 0.5 * (((gaps[2] + gaps[3]) + gaps[0]) + gaps[1])  # the order C, D, A, B differs
-    code = f"from lyss.validate.probe import total_variation; print(repr(total_variation({p!r}, {q!r})))"
+    code = f"from lyss.studies.probe import total_variation; print(repr(total_variation({p!r}, {q!r})))"
     seen = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": str(seed)},
                            capture_output=True, text=True, check=True).stdout.strip() for seed in range(8)}
     assert seen == {repr(in_sorted_order)}
