@@ -8,7 +8,7 @@ from pathlib import Path
 
 from handmade_cards import make_card, write_cards
 
-from lyss.report import ReportOutputs, write_reports
+from lyss.report import write_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,8 +17,8 @@ def report(folder: Path, entries_per_minute: float, avg_latency: float) -> Path:
     card = make_card(method="alpha", composite=0.61, chrf=55.5, entries_per_minute=entries_per_minute,
                      avg_latency=avg_latency)
     out = folder / "results"
-    write_reports(write_cards(folder / "runs", [card]), [],
-                  ReportOutputs(out / "metrics.json", out / "leaderboard.md", timings=out / "timings.json"))
+    write_reports(write_cards(folder / "runs", [card]), [], out / "metrics.json", out / "leaderboard.md",
+                  timings_out=out / "timings.json")
     return out
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from handmade_cards import changed, make_card, write_cards
 
-from lyss.report import ReportOutputs, write_reports
+from lyss.report import write_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = [{"name": "fluent", "min": 0.85}, {"name": "deployable", "min": 0.7}, {"name": "functional", "min": 0.5},
@@ -31,9 +31,9 @@ def _run(tmp_path, cards):
         "dataset": "demo", "warnings": [], "comparisons": [],
         "best_cluster": {"metric": "composite", "best": "bravo", "methods": ["bravo"]}}))
     out = tmp_path / "results"
-    outputs = ReportOutputs(out / "metrics.json", out / "leaderboard.md", html=out / "leaderboard.html",
-                            plots_dir=out / "plots", database=out / "lyss.sqlite")
-    write_reports(paths, [significance], outputs, datasets=["demo", "other"], tiers=TIERS)
+    write_reports(paths, [significance], out / "metrics.json", out / "leaderboard.md",
+                  html_out=out / "leaderboard.html", plots_dir=out / "plots", database=out / "lyss.sqlite",
+                  datasets=["demo", "other"], tiers=TIERS)
     return out
 
 

@@ -3,7 +3,6 @@ ranked by composite, and (rule `report`) the HTML leaderboard, the plot files an
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from lyss.aggregate.runcard import SPEED_KEYS
@@ -147,37 +146,25 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
                   + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + "\n")
 
 
-@dataclass(frozen=True)
-class ReportOutputs:
-    """What rule `report` writes: the Markdown leaderboard and metrics.json always; the HTML page, the plot
-    files, the database and the timings file when they are given."""
-
-    metrics: Path
-    leaderboard: Path
-    html: Path | None = None
-    plots_dir: Path | None = None
-    database: Path | None = None
-    timings: Path | None = None
-
-
-def write_reports(card_paths, significance_paths, out: ReportOutputs, *, database_url=None, datasets=None,
-                  tiers=None, skipped_paths=()) -> None:
-    """The work of rule `report`. `skipped_paths`: results/skipped/<dataset>.json; `database_url`: a second
-    database the cards also go to; `datasets`, `tiers`: what the plots show."""
+def write_reports(card_paths, significance_paths, metrics_out, leaderboard_out, *, html_out=None, plots_dir=None,
+                  database=None, database_url=None, datasets=None, tiers=None,
+                  timings_out=None, skipped_paths=()) -> None:
+    """The work of rule `report`. The Markdown leaderboard and metrics.json always; the HTML page, the plot
+    files and the database when their outputs are given. `skipped_paths`: results/skipped/<dataset>.json."""
     cards = [read_json(p) for p in card_paths]
     skipped = {Path(p).stem: read_json(p) for p in skipped_paths}
     significance = {}
     for path in significance_paths:
         block = read_json(path)
         significance[block["dataset"]] = block
-    write_json_atomic(out.metrics, summary(cards))
-    if out.timings is not None:
-        write_json_atomic(out.timings, timings(cards))
-    write_text_atomic(out.leaderboard, leaderboard_markdown(cards, significance, skipped))
-    if out.plots_dir is not None:
-        write_plot_files(cards, out.plots_dir, datasets=datasets, tiers=tiers)
-    if out.html is not None:
-        write_leaderboard_html(cards, significance, out.html,
-                               figures_dir=Path(out.plots_dir, "figures") if out.plots_dir is not None else None)
-    if out.database is not None:
-        store_cards(card_paths, out.database, database_url)
+    write_json_atomic(metrics_out, summary(cards))
+    if timings_out is not None:
+        write_json_atomic(timings_out, timings(cards))
+    write_text_atomic(leaderboard_out, leaderboard_markdown(cards, significance, skipped))
+    if plots_dir is not None:
+        write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers)
+    if html_out is not None:
+        write_leaderboard_html(cards, significance, html_out,
+                               figures_dir=Path(plots_dir, "figures") if plots_dir is not None else None)
+    if database is not None:
+        store_cards(card_paths, database, database_url)
