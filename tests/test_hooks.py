@@ -13,7 +13,7 @@ from lyss.translate.hooks import (
     resolve_hooks,
     restore_placeholders,
 )
-from lyss.translate.jobs import PostprocessFiles, run_postprocess, run_translation
+from lyss.translate.jobs import run_postprocess, run_translation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,8 +80,8 @@ def test_postprocess_repairs_on_top_of_the_raw_output_and_prices_it(tmp_path):
     raw_text = raw.read_text()
     out, out_meta = tmp_path / "out.jsonl", tmp_path / "out.meta.json"
     # 1,000,000 prompt tokens at $2 would cost $2; copy_source reports no tokens, so it costs nothing
-    result = run_postprocess(PostprocessFiles(corpus, meta, raw, raw_meta, out, out_meta), "m",
-                             ["restore_placeholders", "fix_quotes"], {"input_per_1m": 2.0}, ROOT / "data/languages")
+    result = run_postprocess(corpus, meta, raw, raw_meta, "m", ["restore_placeholders", "fix_quotes"],
+                             {"input_per_1m": 2.0}, ROOT / "data/languages", out, out_meta)
     rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert rows["a"]["raw_prediction"] == 'Press "Start".'
     assert rows["a"]["prediction"] == "Press «Start»."
@@ -100,8 +100,8 @@ def test_postprocess_prices_token_counts(tmp_path):
     raw.write_text(json.dumps(record) + "\n")
     raw_meta.write_text("{}")
     price = {"input_per_1m": 2.0, "cached_per_1m": 0.5, "output_per_1m": 8.0}
-    files = PostprocessFiles(corpus, meta, raw, raw_meta, tmp_path / "o.jsonl", tmp_path / "o.meta.json")
-    run_postprocess(files, "m", [], price, ROOT / "data/languages")
+    run_postprocess(corpus, meta, raw, raw_meta, "m", [], price, ROOT / "data/languages", tmp_path / "o.jsonl",
+                    tmp_path / "o.meta.json")
     # 600 uncached × $2 + 400 cached × $0.5 + 100 out × $8, per million tokens = $0.0022
     assert json.loads((tmp_path / "o.jsonl").read_text())["cost_usd"] == pytest.approx(0.0022)
 

@@ -13,7 +13,6 @@ This module imports only the translation package, so a change elsewhere in lyss 
 code these jobs run.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from lyss.io import iter_jsonl, read_json, write_json_atomic, write_jsonl_atomic
@@ -85,35 +84,23 @@ def run_translation(corpus_path, corpus_meta_path, method_name, method_config, r
     return meta
 
 
-@dataclass(frozen=True)
-class PostprocessFiles:
-    """Rule `postprocess`'s files: it reads the prepared corpus, its meta, the raw output and its meta, and
-    writes the repaired translations (`out`) and their meta."""
-
-    corpus: Path
-    meta: Path
-    raw: Path
-    raw_meta: Path
-    out: Path
-    out_meta: Path
-
-
-def run_postprocess(files: PostprocessFiles, method_name, hook_names, price, languages_dir) -> dict:
+def run_postprocess(corpus_path, corpus_meta_path, raw_path, raw_meta_path, method_name, hook_names, price,
+                    languages_dir, out_path, out_meta) -> dict:
     """Repair and price the raw output: `prediction` after the hooks, `raw_prediction` as the method gave
     it (compliance measures both), `cost_usd` from the token counts and `price` (params.yaml `prices`
     row of the method's model; none = 0)."""
     hooks = resolve_hooks(list(hook_names or []), "params.yaml", method_name)
-    entries = {obj["id"]: obj for _, obj in iter_jsonl(files.corpus)}
-    target = read_json(files.meta)["dataset"]["target_lang"]
+    entries = {obj["id"]: obj for _, obj in iter_jsonl(corpus_path)}
+    target = read_json(corpus_meta_path)["dataset"]["target_lang"]
     card = load_cards(languages_dir).get(target, {}) if hooks else {}
     rows, applied = [], {name: 0 for name, _ in hooks}
-    for _, record in iter_jsonl(files.raw):
+    for _, record in iter_jsonl(raw_path):
         row = apply_hooks(record, entries[record["id"]], hooks, card)
         row["cost_usd"] = cost_usd(row, price)
         for name in row["hooks_applied"]:
             applied[name] += 1
         rows.append(row)
-    write_jsonl_atomic(files.out, rows)
-    meta = {**read_json(files.raw_meta), "postprocess": [name for name, _ in hooks], "hooks_applied": applied}
-    write_json_atomic(files.out_meta, meta)
+    write_jsonl_atomic(out_path, rows)
+    meta = {**read_json(raw_meta_path), "postprocess": [name for name, _ in hooks], "hooks_applied": applied}
+    write_json_atomic(out_meta, meta)
     return meta
