@@ -9,7 +9,7 @@ import yaml
 
 from lyss.aggregate.caveats import score_caveats
 from lyss.embed import embed_field, embedders
-from lyss.metrics.score import ScoreFiles, score_metrics
+from lyss.metrics.score import score_metrics
 from lyss.prep import prep_dataset
 
 DEMO = Path("data/corpora/demo_eng_spa")
@@ -56,9 +56,9 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
     for method in methods:
         paths = [fields["source"], fields["reference"], out / f"{method}.npy"]
         metrics = ["semantic_score", "hallucination_rate"]
-        files = ScoreFiles(corpus, meta, tmp_path / f"{method}.jsonl", "data/languages", embeddings=paths)
-        score_metrics(metrics, files, dict.fromkeys(metrics, {"embedder": "counting"}),
-                      dict.fromkeys(metrics, "code"), [tmp_path / f"{method}.{m}.parquet" for m in metrics],
+        score_metrics(metrics, corpus, meta, tmp_path / f"{method}.jsonl", "data/languages",
+                      dict.fromkeys(metrics, {"embedder": "counting"}), dict.fromkeys(metrics, "code"),
+                      [tmp_path / f"{method}.{m}.parquet" for m in metrics], embedding_paths=paths,
                       embedding_backend="counting")
         score_caveats(entries, methods[method], SETTINGS, embedders.embeddings_from_files(paths, "counting"))
     assert len(CountingBackend.texts) == embedded

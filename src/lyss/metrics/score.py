@@ -12,7 +12,6 @@ import dataclasses
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
 
 from lyss.embed.embedders import embeddings_from_files
 from lyss.errors import InputError
@@ -57,26 +56,13 @@ def metric_stamp(code: str, options: dict, embedding_backend, input_digests: lis
     return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
-@dataclasses.dataclass(frozen=True)
-class ScoreFiles:
-    """What a score job reads: the prepared corpus and its meta, the method's translations, the language
-    cards' folder; `inputs`: every other file the metrics read (language cards), whose bytes enter the
-    stamps; `embeddings`: the vectors of rule `embed`, when the metrics read them."""
-
-    corpus: str
-    meta: str
-    translations: str
-    languages_dir: str
-    inputs: Sequence[str] = ()
-    embeddings: Sequence[str] = ()
-
-
-def score_metrics(metric_ids, files: ScoreFiles, options: dict, codes: dict, out_paths,
-                  embedding_backend=None) -> list[str]:
+def score_metrics(metric_ids, corpus_path, corpus_meta_path, translations_path, languages_dir, options: dict,
+                  codes: dict, out_paths, inputs=(), embedding_paths=(), embedding_backend=None) -> list[str]:
     """Write `out_paths[i]` for `metric_ids[i]` unless it already holds that metric's current stamp; returns
-    the metrics computed. `codes`, `options`: per metric id (lyss.codehash.score_hash, metric_options)."""
-    shared = [file_digest(p) for p in (files.corpus, files.meta, files.translations, *files.inputs)]
-    vectors = [file_digest(p) for p in files.embeddings]
+    the metrics computed. `codes`, `options`: per metric id (lyss.codehash.score_hash, metric_options);
+    `inputs`: every other file the metrics read (language cards)."""
+    shared = [file_digest(p) for p in (corpus_path, corpus_meta_path, translations_path, *inputs)]
+    vectors = [file_digest(p) for p in embedding_paths]
     stamps = {m: metric_stamp(codes[m], options.get(m) or {}, embedding_backend, shared + vectors)
               for m in metric_ids}
     stale = [(m, path) for m, path in zip(metric_ids, out_paths, strict=True) if read_stamp(path) != stamps[m]]
@@ -85,9 +71,9 @@ def score_metrics(metric_ids, files: ScoreFiles, options: dict, codes: dict, out
           file=sys.stderr)
     if not stale:
         return []
-    data = scoring_input(files.corpus, files.meta, files.translations, files.languages_dir)
-    if files.embeddings:  # the vectors of rule `embed`: the metrics embed nothing again
-        data.embeddings = embeddings_from_files(files.embeddings, embedding_backend)
+    data = scoring_input(corpus_path, corpus_meta_path, translations_path, languages_dir)
+    if embedding_paths:  # the vectors of rule `embed`: the metrics embed nothing again
+        data.embeddings = embeddings_from_files(embedding_paths, embedding_backend)
     for metric_id, path in stale:
         scoring = dataclasses.replace(data, options=options.get(metric_id) or {})
         result = resolve_metric(metric_id, data.target_card).score(scoring)
