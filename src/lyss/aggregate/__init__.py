@@ -55,7 +55,7 @@ def aggregate_run(files: RunFiles, method: str, settings: Settings) -> dict:
                   if files.embeddings else None)
     card = build_card(CardInput(
         dataset=Dataset(dataset["id"], *codes, corpus_meta["fingerprint"], dataset["licence"]),
-        method=Method(method, settings.methods[method]),
+        method=Method(method, settings.raw["methods"][method]),  # as written: the card records it
         results=_read_results(files.metrics),
         reference_results=_read_results(files.reference_metrics),
         entries=read_prepared(files.corpus),

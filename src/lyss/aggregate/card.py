@@ -7,9 +7,9 @@ and the run card's number for the same rows cannot drift apart. Only the input d
 frozen `CardInput`.
 """
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from lyss.aggregate.caveats import entry_flags, skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
@@ -95,8 +95,10 @@ class CardInput:
 
 def plain(value):
     """A frozen settings value as the JSON-like dicts and lists the scoring functions and the fingerprint
-    take (MappingProxyType → dict, tuple → list)."""
-    if isinstance(value, Mapping | MappingProxyType):
+    take (a settings section or MappingProxyType → dict, tuple → list)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, tuple | list):
         return [plain(v) for v in value]

@@ -162,7 +162,7 @@ def composite_scope(metrics: list[str], weights: dict) -> tuple[str, list[str]]:
 
 def caveat_settings(settings: Settings, has_source: bool) -> tuple[Settings, dict]:
     """The settings without the source caveats when there is no source, and those skipped, why."""
-    caveats = settings.caveats
+    caveats = plain(settings.caveats)
     if has_source:
         return settings, {}
     thresholds = {k: v for k, v in caveats["thresholds"].items() if k not in SOURCE_CAVEATS}
