@@ -5,13 +5,12 @@ checked against the reference oracle and the validation evidence, with confidenc
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card
+from lyss.aggregate.card import CardInput, CardSettings, Dataset, Method, Translation, build_card
 from lyss.embed.embedders import embeddings_from_files
 from lyss.io import iter_jsonl, read_json, write_json_atomic
 from lyss.languages import load_cards
 from lyss.metrics.files import read_metric_result
 from lyss.prep.corpus import read_prepared
-from lyss.settings import Settings
 from lyss.translate.jobs import timed_records
 
 
@@ -42,8 +41,9 @@ def _read_results(metric_paths) -> dict:
     return results
 
 
-def aggregate_run(files: RunFiles, method: str, settings: Settings) -> dict:
-    """Build, validate and write the run card of `method` (a name under settings.methods) on one dataset."""
+def aggregate_run(files: RunFiles, method: str, settings: CardSettings) -> dict:
+    """Build, validate and write the run card of `method` (a name under params.yaml `methods`) on one dataset;
+    `settings`: lyss.settings.Settings (its `languages_dir` and `embeddings.backend` too)."""
     from lyss.aggregate.validation_status import load_evidence
 
     corpus_meta = read_json(files.meta)

@@ -10,6 +10,7 @@ frozen `CardInput`.
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from lyss.aggregate.caveats import entry_flags, skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
@@ -32,11 +33,26 @@ from lyss.aggregate.runcard import (
 from lyss.aggregate.validation_status import tier_review, tier_status, validation_status
 from lyss.languages import card_provenance, provenance_warning
 from lyss.metrics.base import MetricResult
-from lyss.settings import Settings
 
 # Which metrics get a bootstrap interval: the card's (ci_metrics(), rule aggregate), every metric the card
 # shows (`lyss score --ci`, as sacrebleu's --confidence does for BLEU and TER too), or none.
 INTERVALS = ("card", "shown", "none")
+
+
+class CardSettings(Protocol):
+    """The sections of lyss.settings.Settings (params.yaml, typed and frozen) a card is built from; declared
+    here, not imported, so that the stage imports nothing from the settings module, which reads the stages'
+    registries to build its schema."""
+
+    composite: object  # profiles, normalisation, profile, min_entries, min_coverage, min_weight_share
+    tiers: tuple  # each with name and min
+    caveats: object  # gate_tier, copy_similarity, length_ratio_low/high, thresholds
+    stats: object  # seed, bootstrap_resamples, alpha, min_entries_warning
+    oracle: object  # tolerance
+    prices: Mapping  # per model
+    raw: Mapping  # params.yaml as written (the fingerprint hashes its sections)
+    languages_dir: str  # where aggregate_run reads the language cards
+    embeddings: object  # backend: the embedder of the cached vectors aggregate_run reads
 
 
 @dataclass(frozen=True)
@@ -85,7 +101,7 @@ class CardInput:
     reference_results: Mapping[str, MetricResult]
     entries: Sequence[dict]
     translation: Translation
-    settings: Settings
+    settings: CardSettings
     cards: Mapping[str, dict | None]
     embeddings: object = None
     evidence: Sequence[dict] = ()
@@ -105,14 +121,14 @@ def plain(value):
     return value
 
 
-def composite_settings(settings: Settings) -> dict:
+def composite_settings(settings: CardSettings) -> dict:
     """params.yaml `composite` with its contract defaults filled in (lyss.settings.Composite)."""
     c = settings.composite
     return {"profiles": plain(c.profiles), "normalisation": plain(c.normalisation), "profile": c.profile,
             "min_entries": c.min_entries, "min_coverage": c.min_coverage, "min_weight_share": c.min_weight_share}
 
 
-def tier_table(settings: Settings) -> list[dict]:
+def tier_table(settings: CardSettings) -> list[dict]:
     return [{"name": t.name, "min": t.min} for t in settings.tiers]
 
 

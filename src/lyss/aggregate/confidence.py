@@ -17,7 +17,6 @@ import numpy as np
 from lyss.aggregate.composite import composite
 from lyss.metrics import ci_metrics, declaration, tier_metrics
 from lyss.metrics.base import MetricResult
-from lyss.settings import Stats
 from lyss.stats import CorpusStatistic, bootstrap_scores, joint, percentile_ci
 
 
@@ -83,7 +82,9 @@ class Resampling:
     min_entries: int = 30
 
     @classmethod
-    def of(cls, stats: Stats) -> "Resampling":
+    def of(cls, stats) -> "Resampling":
+        """From the typed `stats` section (lyss.settings.Stats: seed, bootstrap_resamples, alpha,
+        min_entries_warning)."""
         return cls(stats.bootstrap_resamples, stats.alpha, stats.seed, stats.min_entries_warning)
 
 
