@@ -46,13 +46,13 @@ import numpy as np
 import yaml
 
 from lyss.aggregate.composite import applied_weights, select_profile
+from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
 from lyss.aggregate.runcard import build_scores
 from lyss.commands.plain_files import Notes, language_cards, load_settings
 from lyss.commands.score import (
     metric_options,
     model_free_metrics,
     needs_embeddings,
-    oracle_check,
     score_metrics,
     shared_embeddings,
 )
@@ -195,8 +195,10 @@ def score_dataset(dataset: dict, settings: dict, languages_dir: Path, cache: Cac
                             embeddings=embeddings)
 
     references = [e["reference"] for e in dataset["entries"]]
-    oracle = cache.results(f"{dataset['name']}-reference", inputs(references),
-                           lambda: oracle_check(inputs(references), metrics, settings, weights, options))
+    reference_results = cache.results(f"{dataset['name']}-reference-results", inputs(references),
+                                      lambda: score_metrics(inputs(references), metrics, options))
+    tolerance = (settings.get("oracle") or {}).get("tolerance", DEFAULT_TOLERANCE)
+    failed = failed_metrics(reference_check(reference_results, tgt_card, tolerance))
     results, cards = {}, {}
     for system in dataset["systems"]:
         data = inputs(dataset["predictions"][system])
@@ -204,13 +206,12 @@ def score_dataset(dataset: dict, settings: dict, languages_dir: Path, cache: Cac
         results[system] = cache.results(f"{dataset['name']}-{system}", data,
                                         lambda d=data: score_metrics(d, metrics, options))
         cache.save_vectors(embeddings)
-        cards[system], _ = build_scores(results[system], [], dataset["entries"], weights, normalisation,
-                                        settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
-                                        excluded=oracle["failed"])
+        cards[system], _ = build_scores(results[system], dataset["entries"], weights, settings["tiers"],
+                                        settings["composite"], excluded=failed)
         print(f"  scored {system} ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
     shown = set.intersection(*(set(applied_weights(c, weights)) for c in cards.values()))
     return {"profile": profile, "weights": {m: w for m, w in weights.items() if m in shown},
-            "normalisation": normalisation, "results": results, "cards": cards, "failed": oracle["failed"]}
+            "normalisation": normalisation, "results": results, "cards": cards, "failed": failed}
 
 
 # ---------------------------------------------------------------- measurement

@@ -1,28 +1,26 @@
 """Snakemake adapter for rule `aggregate`."""
 
-from lyss.aggregate import aggregate_run
+from lyss.aggregate import RunFiles, aggregate_run
 from lyss.scripting import logged
+from lyss.settings import Settings
 
 with logged(snakemake.log[0]):
+    # The workflow's settings (the reference oracle and the dataset folders' systems joined, as common.smk
+    # checked them); the card reads only the sections the rule lists as params, which rerun it when they change.
+    settings = Settings.from_checked(snakemake.config)
     aggregate_run(
-        corpus_path=snakemake.input.corpus,
-        corpus_meta_path=snakemake.input.meta,
-        translations_path=snakemake.input.translations,
-        metric_paths=snakemake.input.metrics,
-        reference_metric_paths=snakemake.input.reference_metrics,
-        evidence_dirs=snakemake.input.evidence,
-        languages_dir=snakemake.params.languages_dir,
-        method_name=snakemake.wildcards.method,
-        method_config=snakemake.params.method,
-        composite_settings=snakemake.params.composite,
-        oracle_settings=snakemake.params.oracle,
-        priced=snakemake.params.priced,
-        tiers=snakemake.params.tiers,
-        caveat_settings=snakemake.params.caveats,
-        stats_settings=snakemake.params.stats,
-        out_path=snakemake.output[0],
-        embedding_paths=snakemake.input.embeddings,
-        embedding_backend=snakemake.params.embedding_backend,
-        timing_path=snakemake.params.timing,
-        review_paths=snakemake.input.review,
+        RunFiles(
+            corpus=snakemake.input.corpus,
+            meta=snakemake.input.meta,
+            translations=snakemake.input.translations,
+            metrics=snakemake.input.metrics,
+            reference_metrics=snakemake.input.reference_metrics,
+            out=snakemake.output[0],
+            evidence=snakemake.input.evidence,
+            review=snakemake.input.review,
+            embeddings=snakemake.input.embeddings,
+            timing=snakemake.params.timing,
+        ),
+        snakemake.wildcards.method,
+        settings,
     )

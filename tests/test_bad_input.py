@@ -26,7 +26,7 @@ from lyss.config import check_params
 from lyss.errors import InputError
 from lyss.languages import load_card, load_cards
 from lyss.prep.corpus import load_corpus, load_dataset_card
-from lyss.studies.jury import read_grades
+from lyss.studies.jury import GradeColumns, read_grades
 from lyss.studies.labels import read_ratings
 from lyss.tables import read_csv
 from lyss.translate import MethodContext, build_translator
@@ -213,8 +213,7 @@ def load_ratings_case(tmp_path, case):
 
 def load_grades_case(tmp_path, case):
     table = read_csv(write(tmp_path / "grades.csv", case.content))
-    return read_grades(table, "human", ["judge_a", "judge_b"], "item", None, None, "_anchored",
-                       np.arange(1, 6, dtype=float))
+    return read_grades(table, GradeColumns("human", ["judge_a", "judge_b"], "item"), np.arange(1, 6, dtype=float))
 
 
 def load_precomputed_case(tmp_path, case):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from lyss.aggregate.confidence import composite_statistic, confidence_intervals, corpus_statistic
+from lyss.aggregate.confidence import Resampling, composite_statistic, confidence_intervals, corpus_statistic
 from lyss.aggregate.runcard import schema
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.surface import Bleu, ChrFPlusPlus, ExactMatch, Ter
@@ -67,7 +67,7 @@ def test_composite_ci_is_the_composite_of_resampled_metrics():
     entries, hyps = corpus(45)
     refs = [e["reference"] for e in entries]
     results = score(entries, hyps)
-    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=40, alpha=0.05, seed=9)
+    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=40, alpha=0.05, seed=9))
     indices = np.random.default_rng(9).choice(len(hyps), size=(40, len(hyps)), replace=True)
     em = np.array([float(h == r) for h, r in zip(hyps, refs, strict=True)])
     by_hand = sorted(
@@ -82,7 +82,7 @@ def test_composite_ci_is_the_composite_of_resampled_metrics():
 def test_card_blocks_shapes_and_warnings():
     entries, hyps = corpus(45)
     results = score(entries, hyps)
-    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=200, seed=1)
+    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=200, seed=1))
     assert set(out["confidence_intervals"]) == {"chrf_plus_plus", "exact_match_rate", "composite"}
     assert set(out["confidence_intervals_by_tier"]) == {"1", "2", "3"}
     assert set(out["confidence_intervals_by_tier"]["2"]) == {"corpus_chrf", "exact_match_rate"}
@@ -93,13 +93,14 @@ def test_card_blocks_shapes_and_warnings():
     properties = schema()["properties"]["scores"]["properties"]
     jsonschema.validate(out["confidence_intervals"], properties["confidence_intervals"])
     jsonschema.validate(out["confidence_intervals_by_tier"], properties["confidence_intervals_by_tier"])
-    again = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=200, seed=1)
+    again = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=200, seed=1))
     assert again == out
 
 
 def test_small_corpus_is_flagged():
     entries, hyps = corpus(12)
-    out = confidence_intervals(score(entries, hyps), entries, WEIGHTS, NORMALISATION, n_resamples=50, seed=1)
+    out = confidence_intervals(score(entries, hyps), entries, WEIGHTS, NORMALISATION,
+                               Resampling(n_resamples=50, seed=1))
     assert any(w.startswith("the corpus has 12 entries (< 30)") for w in out["warnings"])
 
 
@@ -116,7 +117,7 @@ def test_mean_and_ratio_metrics():
     assert corpus_statistic(comet).score() == pytest.approx(0.6)
     assert corpus_statistic(fst).score() == pytest.approx(0.75)
     out = confidence_intervals({"comet_score": comet, "fst_acceptance_rate": fst}, entries, {}, {},
-                               n_resamples=100, seed=3)
+                               Resampling(n_resamples=100, seed=3))
     assert set(out["confidence_intervals"]) == {"comet_score", "fst_acceptance_rate"}
     block = out["confidence_intervals"]["comet_score"]
     assert 0.2 <= block["ci_lower"] <= 0.6 <= block["ci_upper"] <= 1.0
@@ -126,7 +127,7 @@ def test_metric_whose_corpus_value_is_not_reproducible_gets_no_ci():
     entries = [{"id": str(i), "source": "", "reference": ""} for i in range(4)]
     odd = MetricResult("comet_score", np.array([0.1, 0.2, 0.3, 0.4]), 0.9)  # 0.9 is not their mean 0.25
     assert corpus_statistic(odd) is None
-    out = confidence_intervals({"comet_score": odd}, entries, {}, {}, n_resamples=10, seed=1)
+    out = confidence_intervals({"comet_score": odd}, entries, {}, {}, Resampling(n_resamples=10, seed=1))
     assert out["confidence_intervals"] == {}
     assert any("no confidence interval for comet_score" in w for w in out["warnings"])
 
@@ -135,7 +136,7 @@ def test_unavailable_metrics_are_left_out():
     entries, hyps = corpus(10)
     results = score(entries, hyps)
     results["fst_acceptance_rate"] = MetricResult.unavailable("fst_acceptance_rate", 10, "no analyzer")
-    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=20, seed=1)
+    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=20, seed=1))
     assert "fst_acceptance_rate" not in out["confidence_intervals"]
     assert composite_statistic({"x": results["fst_acceptance_rate"]}, {"x": 1.0}, {}) is None
 
@@ -147,7 +148,7 @@ def test_no_resample_is_dropped_from_the_composite_and_undefined_ones_are_counte
     sparse = np.full(12, np.nan)
     sparse[[3, 7]] = [0.5, 1.0]
     results["semantic_score"] = MetricResult("semantic_score", sparse, 0.75)
-    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, n_resamples=300, seed=5)
+    out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=300, seed=5))
     # independently: numpy's draws (as sacrebleu draws them) and the resamples that contain neither entry
     indices = np.random.default_rng(5).choice(12, size=(300, 12), replace=True)
     missing = int(sum(not ({3, 7} & set(row)) for row in indices))

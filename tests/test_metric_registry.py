@@ -14,10 +14,12 @@ import pytest
 import yaml
 
 from lyss import metrics
-from lyss.aggregate.confidence import confidence_intervals
-from lyss.aggregate.runcard import build_run_card, validate_run_card
+from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card
+from lyss.aggregate.runcard import validate_run_card
+from lyss.config import vocabulary
 from lyss.metrics import REGISTRY, ScoringInput, get_metric
 from lyss.report import leaderboard_markdown, summary
+from lyss.settings import Settings
 from lyss.significance import compare_methods
 from lyss.store import Store
 
@@ -80,18 +82,15 @@ def _results(predictions):
 
 
 def _card(results, name):
-    """The run card as rule `aggregate` writes it (lyss.aggregate): built, then given its intervals."""
+    """The run card as rule `aggregate` builds it (lyss.aggregate.card.build_card), with its intervals."""
     composite = {**PARAMS["composite"], "min_entries": 1, "min_coverage": 0.0, "min_weight_share": 0.0}
     records = [{"id": e["id"], "prediction": p, "latency_s": 1.0} for e, p in zip(ENTRIES, SYSTEM_A, strict=True)]
-    card = build_run_card(
-        dataset={"id": "toyset", "language_pair": "eng-eng", "fingerprint": "f"},
-        method={"name": name, "kind": "copy_source"}, results=results, records=records, entries=ENTRIES,
-        elapsed_seconds=1.0, composite_settings=composite, tiers=PARAMS["tiers"],
-        caveat_settings=PARAMS["caveats"], profile="B",
-        fingerprint={"hash": (name[0] * 64)[:64], "corpus": "f", "params": "p", "code_version": "v"})
-    intervals = confidence_intervals(results, ENTRIES, composite["profiles"]["B"], {}, n_resamples=200, seed=3)
-    card["scores"]["confidence_intervals"] = intervals["confidence_intervals"]
-    return card
+    settings = Settings.from_mapping({**PARAMS, "composite": composite,
+                                      "stats": {**PARAMS["stats"], "bootstrap_resamples": 200, "seed": 3}}, vocabulary())
+    return build_card(CardInput(
+        dataset=Dataset("toyset", "eng", "eng", "f"), method=Method(name, {"kind": "copy_source"}),
+        results=results, reference_results=_results(REFERENCES), entries=ENTRIES,
+        translation=Translation(records, 1.0), settings=settings, cards={"eng": None}))
 
 
 def test_a_toy_metric_in_one_module_goes_end_to_end(toy, tmp_path):

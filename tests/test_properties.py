@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from lyss.errors import InputError
 from lyss.prep.corpus import load_corpus
-from lyss.studies.jury import read_grades
+from lyss.studies.jury import GradeColumns, read_grades
 from lyss.studies.labels import read_ratings
 from lyss.tables import read_csv
 
@@ -148,7 +148,7 @@ def test_grades_loader_on_generated_tables(table):
     path = write(csv_text(header, rows).encode())
     levels = np.arange(1, 6, dtype=float)
     try:
-        grades = read_grades(read_csv(path), "human", ["judge_a", "judge_b"], "item", None, None, "_anchored", levels)
+        grades = read_grades(read_csv(path), GradeColumns("human", ["judge_a", "judge_b"], "item"), levels)
     except InputError as err:
         assert err.path == str(path)
         return

@@ -20,6 +20,7 @@ from handmade_cards import make_card
 
 from lyss.aggregate.runcard import validate_run_card
 from lyss.aggregate.validation_status import load_evidence, tier_review, validation_status
+from lyss.evidence.correlate import CorrelationOptions
 from lyss.evidence.dataset import validate_dataset
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import write_metric_result
@@ -370,8 +371,9 @@ def test_the_evidence_stage_validates_or_contradicts_metrics_on_the_speakers_sco
             path.parent.mkdir(parents=True, exist_ok=True)
             write_metric_result(path, MetricResult(metric, values, float(values.mean())), ids)
             paths.append(path)
-    validate_dataset(imported["reviews"] / "human_scores.csv", paths, tmp_path / "evidence", seed=1, resamples=200,
-                     permutations=200, language_pair="eng-deu")
+    draws = CorrelationOptions(resamples=200, permutations=200, seed=1)
+    validate_dataset(imported["reviews"] / "human_scores.csv", paths, tmp_path / "evidence", draws,
+                     language_pair="eng-deu")
     statuses = validation_status(["chrf_plus_plus", "bleu"], load_evidence([tmp_path / "evidence"], "eng-deu"), set())
     assert statuses["chrf_plus_plus"] == "validated" and statuses["bleu"] == "contradicted"
 

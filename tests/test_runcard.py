@@ -8,8 +8,11 @@ import pytest
 import yaml
 from sacrebleu.metrics import CHRF
 
-from lyss.aggregate.runcard import build_run_card, validate_run_card
+from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card
+from lyss.aggregate.runcard import validate_run_card
+from lyss.config import vocabulary
 from lyss.metrics import ScoringInput, get_metric
+from lyss.settings import Settings
 
 PARAMS = yaml.safe_load(open("params.yaml"))
 # A four-entry toy corpus: the coverage and partial-composite bars are off here; tests below set them.
@@ -42,17 +45,29 @@ RECORDS = [
 ]
 
 
+METRICS = ("exact_match_rate", "chrf_plus_plus", "bleu")
+
+
+def score(entries, predictions):
+    data = ScoringInput(entries, predictions, predictions, "eng", "spa")
+    return {m: get_metric(m).score(data) for m in METRICS}
+
+
 def make_card(composite_settings=TOY_COMPOSITE, records=RECORDS, kind="openai_compatible", priced=True,
-              **extra):
-    data = ScoringInput(ENTRIES, [r["prediction"] for r in records], [r["prediction"] for r in records], "eng", "spa")
-    results = {m: get_metric(m).score(data) for m in ("exact_match_rate", "chrf_plus_plus", "bleu")}
-    return build_run_card(
-        dataset={"id": "toy", "language_pair": "eng-spa", "fingerprint": "f"},
-        method={"name": "llm", "kind": kind, "model": "tiny-model"},
-        results=results, records=records, entries=ENTRIES, elapsed_seconds=8.0,
-        composite_settings=composite_settings, tiers=PARAMS["tiers"], caveat_settings=PARAMS["caveats"], profile="B",
-        fingerprint={"hash": "0" * 64, "corpus": "f", "params": "p", "code_version": "v"}, priced=priced, **extra,
-    ), results
+              entries=ENTRIES, oracle_outputs=None, evidence=(), review=None):
+    """The card of `records` by the one builder (lyss.aggregate.card); the reference oracle scores the
+    references themselves, but a metric of `oracle_outputs` scores those outputs as the reference's."""
+    results = score(entries, [r["prediction"] for r in records])
+    oracle = score(entries, [e["reference"] for e in entries])
+    for metric, outputs in (oracle_outputs or {}).items():
+        oracle[metric] = score(entries, outputs)[metric]
+    prices = {"tiny-model": {"input_per_1m": 1.0, "output_per_1m": 2.0}} if priced else {}
+    settings = Settings.from_mapping({**PARAMS, "composite": composite_settings, "prices": prices}, vocabulary())
+    return build_card(CardInput(
+        dataset=Dataset("toy", "eng", "spa", "f"), method=Method("llm", {"kind": kind, "model": "tiny-model"}),
+        results=results, reference_results=oracle, entries=entries, translation=Translation(records, 8.0),
+        settings=settings, cards={"eng": None, "spa": None}, evidence=evidence, review=review, intervals="none",
+    )), results
 
 
 def test_card_has_every_spec_key_and_validates():
@@ -121,7 +136,10 @@ def test_schema_rejects_broken_cards(mutate):
 
 
 def test_failed_reference_check_nulls_the_metric_and_renormalises():
-    card, results = make_card(failed_checks={"exact_match_rate": "fails its reference check (reference scores 0.5)"})
+    # the reference, scored as a system, matches itself on only half the entries: exact match is not valid here
+    half = [e["reference"] if i < 2 else "x" for i, e in enumerate(ENTRIES)]
+    card, results = make_card(oracle_outputs={"exact_match_rate": half})
+    assert card["reference_check"]["exact_match_rate"]["passed"] is False
     assert card["scores"]["exact_match_rate"] is None and card["scores"]["exact_matches"] is None
     assert card["null_reasons"]["exact_match_rate"] == "fails its reference check (reference scores 0.5)"
     # Profile B with chrF++ alone: the composite is chrF++/100
@@ -182,21 +200,29 @@ def test_a_rate_needs_measurable_wall_time():
 
 
 def test_caveats_count_only_entries_where_the_reference_is_not_flagged():
-    # every output is the first two characters of its reference: < 0.5× its length (length_deflation)
-    short = [dict(r, prediction=e["reference"][:2]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
-    card, _ = make_card(records=short)
-    assert [c["id"] for c in card["score_caveats"]] == ["length_deflation"]
+    # every output copies its source (source_copy)
+    copies = [dict(r, prediction=e["source"]) for r, e in zip(RECORDS, ENTRIES, strict=True)]
+    card, _ = make_card(records=copies)
+    assert [c["id"] for c in card["score_caveats"]] == ["source_copy"]
     assert card["score_caveats"][0]["entries"] == 4
-    # where the references themselves are flagged, those entries do not count: 2 of 4 remain (50%)
-    flags = {"length_deflation": np.array([True, True, False, False])}
-    card, _ = make_card(records=short, reference_flags=flags)
+    # where the reference itself is its source (a name, say), copying it is no evidence: 2 of 4 remain (50%)
+    names = [dict(e, source=e["reference"]) if i < 2 else e for i, e in enumerate(ENTRIES)]
+    copies = [dict(r, prediction=e["source"]) for r, e in zip(RECORDS, names, strict=True)]
+    card, _ = make_card(records=copies, entries=names)
     assert card["score_caveats"][0]["entries"] == 2 and card["score_caveats"][0]["share"] == 0.5
 
 
+def study(composite_status: str) -> dict:
+    """An evidence file of the language pair (lyss.aggregate.validation_status) as rule validate_dataset writes it."""
+    return {"language_pair": "eng-spa", "metrics": {"chrf_plus_plus": {"status": "validated"},
+                                                    "composite": {"status": composite_status}}}
+
+
 def test_validation_status_and_provisional_tier():
-    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "evidence"})
-    assert card["tier_status"] == "provisional"
-    card, _ = make_card(validation={"chrf_plus_plus": "validated", "composite": "validated"})
+    card, _ = make_card(evidence=[study("evidence")])
+    assert card["validation_status"]["chrf_plus_plus"] == "validated"
+    assert card["validation_status"]["composite"] == "evidence" and card["tier_status"] == "provisional"
+    card, _ = make_card(evidence=[study("validated")])
     assert card["tier_status"] == "validated"
     validate_run_card(card)
 

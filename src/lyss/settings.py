@@ -473,7 +473,12 @@ class Settings:
     @classmethod
     def from_mapping(cls, config: dict, vocabulary: Vocabulary, source="params.yaml") -> "Settings":
         """Check `config` whole (InputError on the first problem), fill in the defaults and type it."""
-        warnings = validate_params(config, vocabulary, source)
+        return cls.from_checked(config, tuple(validate_params(config, vocabulary, source)))
+
+    @classmethod
+    def from_checked(cls, config: dict, warnings: tuple[str, ...] = ()) -> "Settings":
+        """Type settings that were checked already (a workflow job's `config`, which rules/common.smk checked
+        when Snakemake loaded): no registry is needed, so a job's code does not depend on every stage."""
         config = with_defaults(config)
         return cls(
             datasets=_frozen(config["datasets"]),
@@ -491,7 +496,7 @@ class Settings:
             prices=MappingProxyType({model: Price.of(row) for model, row in config["prices"].items()}),
             validation=_frozen(config["validation"]),
             database_url=config["database"]["url"],
-            warnings=tuple(warnings),
+            warnings=warnings,
             raw=_frozen(config),
         )
 

@@ -10,6 +10,7 @@ from scipy import stats
 
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite, profile_weights
+from lyss.evidence.correlate import CorrelationOptions
 from lyss.evidence.dataset import join_human_scores, validate_dataset
 from lyss.io import fixed
 from lyss.metrics.base import MetricResult
@@ -93,7 +94,8 @@ def test_profile_auto_is_b_without_an_analyzer_and_a_named_profile_is_used():
 
 def test_evidence_matches_scipy_and_respects_direction(dataset, tmp_path):
     human, paths = dataset
-    evidence = validate_dataset(human, paths, tmp_path / "out", seed=1, resamples=200, permutations=200,
+    draws = CorrelationOptions(resamples=200, permutations=200, seed=1)
+    evidence = validate_dataset(human, paths, tmp_path / "out", draws,
                                 weights=WEIGHTS, normalisation=NORMALISATION, language_pair="eng-deu")
     assert evidence["language_pair"] == "eng-deu"
     metrics = evidence["metrics"]
@@ -126,7 +128,7 @@ def test_significance_compares_oriented_values(dataset, tmp_path):
     """TER (lower is better) and its negation's mirror chrF-like metric: the test must not call TER worse
     merely because its correlation is negative."""
     human, paths = dataset
-    validate_dataset(human, paths, tmp_path / "out", seed=1, resamples=50, permutations=200)
+    validate_dataset(human, paths, tmp_path / "out", CorrelationOptions(resamples=50, permutations=200, seed=1))
     lines = (tmp_path / "out/significance.csv").read_text().splitlines()
     header = lines[0].split(",")
     rows = [dict(zip(header, line.split(","), strict=True)) for line in lines[1:]]

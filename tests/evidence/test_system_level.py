@@ -146,7 +146,8 @@ def test_evidence_stage_correlates_corpus_values_and_the_cards_composite(tmp_pat
     human.write_text("method,id,human\n" + "".join(f"{m},{i},{h}\n" for m in HUMAN_SCORES
                                                    for i, h in zip(ids, HUMAN_SCORES[m], strict=True)))
     weights = {"chrf_plus_plus": 0.25, "semantic_score": 0.75}
-    evidence = validate_dataset(human, paths, tmp_path / "out", seed=1, resamples=50, permutations=50,
+    draws = CorrelationOptions(resamples=50, permutations=50, seed=1)
+    evidence = validate_dataset(human, paths, tmp_path / "out", draws,
                                 weights=weights, normalisation={"chrf_plus_plus": "divide_by_100"})
     methods = sorted(HYPOTHESES)
     human_means = [np.mean(HUMAN_SCORES[m]) for m in methods]

@@ -10,6 +10,8 @@ metric, then the composite, renormalising the weights within each resample over 
 there (§4.1), so no resample is dropped; the card counts, per statistic, the resamples where it was undefined.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from lyss.aggregate.composite import composite
@@ -69,9 +71,25 @@ def _few_entries(what: str, n: int, min_entries: int) -> str:
             "and usually too narrow")
 
 
+@dataclass(frozen=True)
+class Resampling:
+    """How the bootstrap draws (params.yaml `stats`): resamples, the interval's alpha, the seed, and below how
+    many entries an interval is warned about as unreliable."""
+
+    n_resamples: int = 1000
+    alpha: float = 0.05
+    seed: int | None = None
+    min_entries: int = 30
+
+    @classmethod
+    def of(cls, stats) -> "Resampling":
+        """From the typed `stats` section (lyss.settings.Stats: seed, bootstrap_resamples, alpha,
+        min_entries_warning)."""
+        return cls(stats.bootstrap_resamples, stats.alpha, stats.seed, stats.min_entries_warning)
+
+
 def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], weights: dict,
-                         normalisation: dict, *, n_resamples: int = 1000, alpha: float = 0.05,
-                         seed: int | None, min_entries: int = 30, metrics: list[str] | None = None) -> dict:
+                         normalisation: dict, resampling: Resampling, metrics: list[str] | None = None) -> dict:
     """The §9 `confidence_intervals` and `confidence_intervals_by_tier` blocks and the card warnings.
 
     All corpus intervals come from one set of resamples (so the composite CI uses the same resamples as
@@ -79,6 +97,8 @@ def confidence_intervals(results: dict[str, MetricResult], entries: list[dict], 
     metrics to give an interval (default the card's, `ci_metrics()`; `lyss score --ci` asks for every
     metric whose corpus value its rows reproduce, BLEU and TER too, as sacrebleu's --confidence does).
     """
+    n_resamples, alpha, seed, min_entries = (resampling.n_resamples, resampling.alpha, resampling.seed,
+                                              resampling.min_entries)
     warnings = []
     statistics = {}
     for metric in ci_metrics() if metrics is None else metrics:

@@ -1,20 +1,21 @@
-"""Run cards (spec §9): the `scores` and `totals` blocks, provenance, and validation against the
-JSON Schema kept in `lyss/schemas/run_card.schema.json`.
+"""Run cards (spec §9): the `scores` and `totals` blocks and validation against the JSON Schema kept in
+`lyss/schemas/run_card.schema.json`; lyss.aggregate.card puts them together into the card.
 
 Every spec key is present in every card; a metric that was not computed is null and its reason is in
 `null_reasons`, so a reader never has to guess whether a value is missing or zero.
 """
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 
 import jsonschema
 import numpy as np
 
-from lyss.aggregate.caveats import gated_tier, score_caveats, skipped_caveats
+from lyss.aggregate.caveats import gated_tier, score_caveats
 from lyss.aggregate.composite import (
     PARTIAL_TIER,
-    applied_weights,
     composite,
     cost_adjusted,
     coverage,
@@ -24,7 +25,6 @@ from lyss.aggregate.composite import (
     weight_share,
 )
 from lyss.aggregate.confidence import corpus_statistic
-from lyss.aggregate.validation_status import tier_review, tier_status
 from lyss.metrics import card_metric_keys, companion_keys, score_schemas, tier_metrics
 from lyss.metrics.base import MetricResult
 
@@ -61,7 +61,8 @@ def validate_run_card(card: dict) -> None:
     jsonschema.Draft202012Validator(schema()).validate(card)
 
 
-def _round(value, digits=6):
+def rounded(value, digits=6):
+    """A card's float at 6 decimals (None stays None)."""
     return None if value is None else round(float(value), digits)
 
 
@@ -80,19 +81,19 @@ def speed_scores(records: list[dict], elapsed_seconds: float | None, total_token
         return scores, dict.fromkeys(SPEED_KEYS, untimed)
     n = len(records)
     if total_tokens:
-        scores["tokens_per_second"] = _round(total_tokens / elapsed_seconds)
+        scores["tokens_per_second"] = rounded(total_tokens / elapsed_seconds)
     else:
         reasons["tokens_per_second"] = "the method reports no tokens (not an LLM)"
-    scores["entries_per_minute"] = _round(n / (elapsed_seconds / 60))
+    scores["entries_per_minute"] = rounded(n / (elapsed_seconds / 60))
     latencies = np.array([float(r.get("latency_s") or 0.0) for r in records])
-    scores["avg_latency_seconds"] = _round(latencies.sum() / n)
+    scores["avg_latency_seconds"] = rounded(latencies.sum() / n)
     if n > 1 and np.ptp(latencies) == 0:
         reason = (f"the method translates in batches and gives every entry the same share of the batch's time "
                   f"({latencies[0]:.3g} s): per-entry latency was not measured")
         reasons.update({"median_latency_seconds": reason, "p95_latency_seconds": reason})
     else:
-        scores["median_latency_seconds"] = _round(float(np.percentile(latencies, 50)))
-        scores["p95_latency_seconds"] = _round(float(np.percentile(latencies, 95)))
+        scores["median_latency_seconds"] = rounded(float(np.percentile(latencies, 50)))
+        scores["p95_latency_seconds"] = rounded(float(np.percentile(latencies, 95)))
     return scores, reasons
 
 
@@ -106,12 +107,12 @@ def totals_block(records: list[dict], entries: list[dict], elapsed_seconds: floa
     n = len(entries)
     totals.update({
         "total_tokens": total_tokens,
-        "tokens_per_entry": _round(total_tokens / n) if n else None,
-        "total_cost_usd": _round(cost, 8),
-        "cost_per_entry_usd": _round(cost / n, 8) if n else None,
-        "cost_per_1k_tokens": _round(cost / total_tokens * 1000, 8) if total_tokens else None,
-        "cost_per_source_char": _round(cost / source_chars, 10) if source_chars else None,
-        "elapsed_seconds": _round(elapsed_seconds, 3),
+        "tokens_per_entry": rounded(total_tokens / n) if n else None,
+        "total_cost_usd": rounded(cost, 8),
+        "cost_per_entry_usd": rounded(cost / n, 8) if n else None,
+        "cost_per_1k_tokens": rounded(cost / total_tokens * 1000, 8) if total_tokens else None,
+        "cost_per_source_char": rounded(cost / source_chars, 10) if source_chars else None,
+        "elapsed_seconds": rounded(elapsed_seconds, 3),
     })
     if not priced:
         totals.update(dict.fromkeys(COST_KEYS))
@@ -134,7 +135,7 @@ def breakdown(entries: list[dict], results: dict[str, MetricResult], key: str) -
         for metric in tier_metrics().values():
             statistic = corpus_statistic(results[metric]) if metric in results else None
             if statistic is not None:
-                block[metric] = _round(statistic.subset(np.asarray(rows)).score())
+                block[metric] = rounded(statistic.subset(np.asarray(rows)).score())
         out[name] = block
     return out
 
@@ -144,7 +145,7 @@ def metric_coverage(results: dict[str, MetricResult]) -> dict:
     record = {}
     for metric, result in sorted(results.items()):
         contributing, share = coverage(result.values)
-        record[metric] = {"entries": contributing, "share": _round(share)}
+        record[metric] = {"entries": contributing, "share": rounded(share)}
     return record
 
 
@@ -168,24 +169,36 @@ def refused_metrics(results: dict[str, MetricResult], weights: dict, composite_s
 def withheld_values(results: dict[str, MetricResult], scores: dict) -> dict[str, float]:
     """Metric → the value it measured but the card does not show (its reason is in `null_reasons`): a user
     scoring a 20-line file still sees what chrF++ said, plainly apart from the numbers that count."""
-    return {key: _round(result.corpus_value) for key, result in sorted(results.items())
+    return {key: rounded(result.corpus_value) for key, result in sorted(results.items())
             if result.available and result.corpus_value is not None and scores.get(key) is None}
 
 
-def build_scores(results: dict[str, MetricResult], records: list[dict], entries: list[dict],
-                 weights: dict, normalisation: dict, tiers: list[dict], elapsed_seconds: float | None,
-                 total_tokens: int, cost_per_entry: float | None, *, composite_settings: dict | None = None,
-                 excluded: dict[str, str] | None = None, untimed: str | None = None) -> tuple[dict, dict]:
+@dataclass(frozen=True)
+class Work:
+    """What producing the outputs cost: the translation records, the wall time (or `untimed`, why it was not
+    measured), the tokens and the cost per entry. The default is no records and no time."""
+
+    records: Sequence[dict] = ()
+    elapsed_seconds: float | None = 0.0
+    total_tokens: int = 0
+    cost_per_entry: float | None = None
+    untimed: str | None = None
+
+
+def build_scores(results: dict[str, MetricResult], entries: list[dict], weights: dict, tiers: list[dict],
+                 composite_settings: dict, *, excluded: dict[str, str] | None = None,
+                 work: Work = Work()) -> tuple[dict, dict]:
     """The §9 `scores` block and the reasons for every null value. `excluded` maps metrics to the
     reason they may not be shown (failed reference check); weighted metrics below the coverage bar
     (composite.min_entries / min_coverage) are null too; a composite over less than
     composite.min_weight_share of the profile's weight is "partial" and gets no tier."""
-    composite_settings = composite_settings or {}
+    normalisation = composite_settings.get("normalisation", {})
+    records = list(work.records)
     refused = refused_metrics(results, weights, composite_settings, excluded or {})
     scores, reasons = {}, {}
     for key in card_metric_keys():
         result = results.get(key)
-        scores[key] = _round(result.corpus_value) if result is not None and result.available else None
+        scores[key] = rounded(result.corpus_value) if result is not None and result.available else None
         if key in refused:
             scores[key] = None
             reasons[key] = refused[key]
@@ -195,15 +208,15 @@ def build_scores(results: dict[str, MetricResult], records: list[dict], entries:
         shown = scores.get(owner) is not None
         scores[key] = results[owner].counts.get(key, default) if shown else default
     value = composite(scores, weights, normalisation)
-    scores["composite"] = _round(value)
+    scores["composite"] = rounded(value)
     scores["quality_tier"] = quality_tier(scores["composite"], tiers)
     if scores["composite"] is not None and partial(weight_share(scores, weights), composite_settings):
         scores["quality_tier"] = PARTIAL_TIER
-    scores["cost_adjusted"] = _round(cost_adjusted(scores["composite"], cost_per_entry))
+    scores["cost_adjusted"] = rounded(cost_adjusted(scores["composite"], work.cost_per_entry))
     if scores["cost_adjusted"] is None:
         reasons["cost_adjusted"] = ("§6.3 needs a paid method: cost per entry is 0 or unknown"
                                     if scores["composite"] is not None else "composite is null")
-    speed, speed_reasons = speed_scores(records, elapsed_seconds, total_tokens, untimed)
+    speed, speed_reasons = speed_scores(records, work.elapsed_seconds, work.total_tokens, work.untimed)
     scores.update(speed)
     reasons.update(speed_reasons)
     scores["confidence_intervals"] = {}
@@ -228,58 +241,3 @@ def apply_caveats(scores: dict, entries: list[dict], predictions: list[str | Non
     scores["quality_tier"] = gated_tier(ungated, caveats, caveat_settings)
     return caveats, {"enabled": bool(caveat_settings["gate_tier"]), "ungated_tier": ungated,
                      "applied": scores["quality_tier"] != ungated}
-
-
-def build_run_card(*, dataset: dict, method: dict, results: dict[str, MetricResult], records: list[dict],
-                   entries: list[dict], elapsed_seconds: float | None, composite_settings: dict, tiers: list[dict],
-                   caveat_settings: dict, profile: str, fingerprint: dict, reference_checks: dict | None = None,
-                   failed_checks: dict[str, str] | None = None, reference_flags: dict | None = None,
-                   validation: dict[str, str] | None = None, priced: bool = False,
-                   embeddings=None, untimed: str | None = None, review: dict | None = None) -> dict:
-    """The run card. `reference_checks`/`failed_checks` come from lyss.aggregate.oracle on the reference's metric
-    files (failed metrics are null here), `reference_flags` are the caveat flags of the references,
-    `validation` the §1.6 status per metric and for the composite (lyss.aggregate.validation_status), `review`
-    the dataset's community review (verdict.json of lyss.review), which confirms or overturns the tier;
-    `elapsed_seconds` the translation's wall time, or None with `untimed` saying why it was not measured."""
-    weights = composite_settings["profiles"][profile]
-    normalisation = composite_settings.get("normalisation", {})
-    untimed = UNTIMED_KINDS.get(method["kind"]) or untimed  # `untimed`: why this run's speed was not measured
-    elapsed = None if untimed else float(elapsed_seconds or 0.0)
-    totals = totals_block(records, entries, elapsed, priced)
-    scores, reasons = build_scores(results, records, entries, weights, normalisation, tiers, elapsed,
-                                   totals["total_tokens"], totals["cost_per_entry_usd"],
-                                   composite_settings=composite_settings, excluded=failed_checks,
-                                   untimed=untimed)
-    if not priced:
-        reasons.update(dict.fromkeys(COST_KEYS, "no price for this method under `prices` in params.yaml: its "
-                                                "cost was not measured"))
-    prediction_of = {r["id"]: r.get("prediction") for r in records}
-    caveats, tier_gate = apply_caveats(scores, entries, [prediction_of.get(e["id"]) for e in entries],
-                                       caveat_settings, embeddings, reference_flags)
-    validation = validation or {}
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "dataset": dataset,
-        "method": method,
-        "model_slug": method.get("model") or method["name"],
-        "condition": method.get("condition", "default"),
-        "fingerprint": fingerprint,
-        "elapsed_seconds": totals["elapsed_seconds"],
-        "composite_profile": {"profile": profile, "weights": weights,
-                              "applied_weights": {k: _round(v) for k, v in applied_weights(scores, weights).items()},
-                              "weight_share": _round(weight_share(scores, weights))},
-        "reference_check": reference_checks or {},
-        "metric_coverage": metric_coverage(results),
-        "validation_status": validation,
-        "tier_status": tier_status(validation),
-        "tier_review": tier_review(scores["quality_tier"], method["name"], review, tiers),
-        "signatures": {k: r.signature for k, r in sorted(results.items()) if r.signature},
-        "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
-        "null_reasons": reasons,
-        "withheld": withheld_values(results, scores),
-        "score_caveats": caveats,
-        "tier_gate": tier_gate,
-        "warnings": [f"caveat {k} skipped: {v}" for k, v in skipped_caveats(caveat_settings, embeddings).items()],
-        "scores": scores,
-        "totals": totals,
-    }

@@ -3,21 +3,25 @@ the way `sacrebleu` scores files: several references (`-r A B`), several systems
 sentence-level values (`-sl`), `--tokenize`, `--confidence` for every metric that can be resampled,
 `--format text|json|tsv`, and a signature for every metric and the composite.
 
-The metrics, composite and confidence intervals are the pipeline's own functions on the same per-entry
-rows; only the input differs (line numbers as entry ids, no translation records, hence no speed or cost).
+Each system's lines become a run card by the pipeline's own builder (lyss.aggregate.card.build_card: oracle,
+profile, coverage, caveats, composite, intervals) on the same per-entry rows; only the input differs (line
+numbers as entry ids, one record per line and no time, hence no speed or cost).
 The scoring helpers here are shared with `lyss compare`; the output is lyss.commands.score_report.
 """
 
 import argparse
 import dataclasses
+import hashlib
+import json
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
 from lyss import __version__
+from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card, plain
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
-from lyss.aggregate.runcard import apply_caveats, build_scores, withheld_values
 from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
@@ -26,6 +30,7 @@ from lyss.embed.embedders import Embeddings
 from lyss.errors import InputError
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
+from lyss.settings import Settings
 
 # Caveats that compare an output with its source: without --source they are not checked, and say so.
 SOURCE_CAVEATS = ("source_copy", "misaligned_output")
@@ -155,109 +160,103 @@ def composite_scope(metrics: list[str], weights: dict) -> tuple[str, list[str]]:
     return ("selection", left_out) if left_out else ("profile", [])
 
 
-def oracle_check(data: ScoringInput, metrics: list[str], settings: dict, weights: dict, options: dict) -> dict:
-    """The reference scored as if it were the hypothesis (docs/oracle.md): its composite and tier, the
-    reference check of every metric (a failing one is not valid on these files), and the caveat flags
-    of the references (an output is flagged only where its reference is not)."""
-    from lyss.aggregate.caveats import entry_flags
-    from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
-
-    oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
-    results = score_metrics(oracle, metrics, options)
-    checks = reference_check(results, data.target_card,
-                             settings.get("oracle", {}).get("tolerance", DEFAULT_TOLERANCE))
-    failed = failed_metrics(checks)
-    scores, _ = build_scores(results, [], data.entries, weights, settings["composite"].get("normalisation", {}),
-                             settings["tiers"], 0.0, 0, None, composite_settings=settings["composite"],
-                             excluded=failed)
-    flags = entry_flags(data.entries, data.references, settings["caveats"], data.embeddings)
-    tier = scores["quality_tier"] if composite_scope(metrics, weights)[0] == "profile" else None
-    return {"block": {"composite": scores["composite"], "quality_tier": tier, "reference_check": checks},
-            "failed": failed, "flags": flags}
-
-
-def caveat_settings(settings: dict, has_source: bool) -> tuple[dict, dict]:
-    """params.yaml `caveats`, without the source checks when there is no source, and those skipped, why."""
-    caveats = settings["caveats"]
+def caveat_settings(settings: Settings, has_source: bool) -> tuple[Settings, dict]:
+    """The settings without the source caveats when there is no source, and those skipped, why."""
+    caveats = plain(settings.caveats)
     if has_source:
-        return caveats, {}
+        return settings, {}
     thresholds = {k: v for k, v in caveats["thresholds"].items() if k not in SOURCE_CAVEATS}
     skipped = {k: "needs the source (--source)" for k in SOURCE_CAVEATS if caveats["thresholds"].get(k) is not None}
-    return {**caveats, "thresholds": thresholds}, skipped
+    return dataclasses.replace(settings, caveats=MappingProxyType({**caveats, "thresholds": thresholds})), skipped
 
 
-@dataclasses.dataclass
+def card_settings(settings: Settings, has_source: bool, n: int | None, seed: int | None) -> tuple[Settings, dict]:
+    """The settings the cards are built with: the caveats that can be checked (and the skipped ones), and the
+    bootstrap's resamples and seed as --n and --seed say (params' seed 12345 and 1,000 resamples are
+    sacrebleu's --confidence draws)."""
+    settings, skipped = caveat_settings(settings, has_source)
+    stats = dataclasses.replace(settings.stats, bootstrap_resamples=n or settings.stats.bootstrap_resamples,
+                                seed=settings.stats.seed if seed is None else seed)
+    return dataclasses.replace(settings, stats=stats), skipped
+
+
+@dataclasses.dataclass(frozen=True)
 class Run:
-    """What every system of one `lyss score` call shares: settings, metrics, profile, the oracle."""
+    """What every system of one `lyss score` call shares: settings, metrics, profile, options."""
 
-    settings: dict
+    settings: Settings  # as the cards are built with (card_settings)
+    skipped: dict  # caveats not checked, why
     metrics: list[str]
     options: dict
     profile: str
-    has_source: bool
     ci: bool
-    n: int | None
-    seed: int | None
     sentence_level: bool
 
 
+def plain_card(run: Run, data: ScoringInput, method: Method, results: dict, reference_results: dict) -> dict:
+    """The run card of one system's lines, by the pipeline's builder (lyss.aggregate.card): line numbers as
+    entry ids, one record per line, no time, tokens or cost (kind `precomputed`, or `reference` for the
+    oracle), with intervals of every metric it shows when --confidence asks for them."""
+    records = [{"id": e["id"], "prediction": p} for e, p in zip(data.entries, data.predictions, strict=True)]
+    lines = json.dumps([[e["source"], e.get("references") or e["reference"]] for e in data.entries])
+    dataset = Dataset("plain text files", data.source_lang, data.target_lang,
+                      hashlib.sha256(lines.encode()).hexdigest())
+    return build_card(CardInput(
+        dataset=dataset, method=method, results=results, reference_results=reference_results,
+        entries=data.entries, translation=Translation(records), settings=run.settings,
+        cards={data.source_lang: data.source_card, data.target_lang: data.target_card},
+        embeddings=data.embeddings, intervals="shown" if run.ci else "none"))
+
+
+def oracle_check(run: Run, data: ScoringInput) -> dict:
+    """The reference scored as if it were the hypothesis (docs/oracle.md): its results, which every system's
+    card is checked against, and its block: its composite and tier, and the reference check of every metric
+    (a failing one is not valid on these files)."""
+    oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
+    results = score_metrics(oracle, run.metrics, run.options)
+    card = plain_card(dataclasses.replace(run, ci=False), oracle, Method("reference", {"kind": "reference"}),
+                      results, results)
+    weights = run.settings.composite.profiles[run.profile]
+    tier = card["scores"]["quality_tier"] if composite_scope(run.metrics, weights)[0] == "profile" else None
+    return {"results": results, "block": {"composite": card["scores"]["composite"], "quality_tier": tier,
+                                          "reference_check": card["reference_check"]}}
+
+
 def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes) -> dict:
-    """One system's block: the scores, how the composite was made, signatures, caveats, intervals."""
-    settings, metrics = run.settings, run.metrics
+    """One system's block: its card's scores (a selection's composite without a tier), how the composite was
+    made, signatures, caveats, intervals."""
+    metrics = run.metrics
     results = score_metrics(data, metrics, run.options)
-    weights = settings["composite"]["profiles"][run.profile]
-    normalisation = settings["composite"].get("normalisation", {})
-    # Text files carry no translation records: no speed or cost; every line is an evaluated hypothesis.
-    scores, reasons = build_scores(results, [], data.entries, weights, normalisation, settings["tiers"],
-                                   elapsed_seconds=0.0, total_tokens=0, cost_per_entry=None,
-                                   composite_settings=settings["composite"], excluded=oracle["failed"])
-    scores["evaluated"] = len(data.entries)
-    caveats_in_force, skipped = caveat_settings(settings, run.has_source)
-    caveats, tier_gate = apply_caveats(scores, data.entries, data.predictions, caveats_in_force,
-                                       data.embeddings, reference_flags=oracle["flags"])
+    card = plain_card(run, data, Method("system", {"kind": "precomputed"}), results, oracle["results"])
+    # the card's other warnings are shown apart: skipped caveats below, missing language cards already
+    for warning in card["warnings"]:
+        if not warning.startswith("caveat "):
+            notes.warn(warning)
+    scores, reasons = card["scores"], card["null_reasons"]
+    weights = dict(card["composite_profile"]["weights"])
     scope, left_out = composite_scope(metrics, weights)
     if scope == "selection" and scores["composite"] is not None:
         scores["quality_tier"] = None
         reasons["quality_tier"] = (f"the composite is over a metric selection (-m) that leaves out "
                                    f"{', '.join(left_out)} of profile {run.profile}: not comparable with a tier")
-    if run.ci:
-        scores["confidence_intervals"] = intervals(run, results, scores, data, weights, normalisation, notes)
     used = applied_weights(scores, weights)
     signatures = {m: r.signature or lyss_signature(m, data) for m, r in results.items()}
     signatures["composite"] = composite_signature(run.profile, scope, used, data)
     block = {"composite_profile": {"profile": run.profile, "weights": weights, "applied_weights": used,
                                    "weight_share": round(weight_share(scores, weights), 6), "scope": scope,
                                    "left_out": left_out},
-             "language_cards": {data.source_lang: card_provenance(data.source_card),
-                                data.target_lang: card_provenance(data.target_card)},
+             "language_cards": card["language_cards"],
              "references": len(data.reference_streams),
              "signatures": signatures,
              "metric_details": {m: r.details for m, r in results.items() if r.details},
              "null_reasons": {k: v for k, v in reasons.items() if k in metrics or k == "quality_tier"},
-             "withheld": withheld_values(results, scores),
-             "score_caveats": caveats,
-             "skipped_caveats": {**skipped_caveats(caveats_in_force, data.embeddings), **skipped},
-             "tier_gate": tier_gate, "scores": scores, "oracle": oracle["block"]}
+             "withheld": card["withheld"],
+             "score_caveats": card["score_caveats"],
+             "skipped_caveats": {**skipped_caveats(plain(run.settings.caveats), data.embeddings), **run.skipped},
+             "tier_gate": card["tier_gate"], "scores": scores, "oracle": oracle["block"]}
     if run.sentence_level:
         block["segments"] = segments(data, results)
     return block
-
-
-def intervals(run: Run, results: dict, scores: dict, data: ScoringInput, weights: dict, normalisation: dict,
-              notes: Notes) -> dict:
-    """Bootstrap intervals of every metric the card shows and of the composite, from one set of resamples
-    (with params' seed 12345 and 1,000 resamples, sacrebleu's --confidence draws)."""
-    from lyss.aggregate.confidence import confidence_intervals
-
-    stats = run.settings["stats"]
-    shown = [m for m in results if scores.get(m) is not None]
-    found = confidence_intervals(results, data.entries, weights, normalisation,
-                                 n_resamples=run.n or stats["bootstrap_resamples"], alpha=stats["alpha"],
-                                 seed=stats["seed"] if run.seed is None else run.seed,
-                                 min_entries=stats.get("min_entries_warning", 30), metrics=shown)
-    for warning in found["warnings"]:
-        notes.warn(warning)
-    return found["confidence_intervals"]
 
 
 def segments(data: ScoringInput, results: dict[str, MetricResult]) -> list[dict]:
@@ -313,13 +312,14 @@ def run(args: argparse.Namespace) -> int:
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]
     embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
-    options = metric_options(settings, args.tokenize)
-    run_ = Run(settings, metrics, options, select_profile(languages[3], settings["composite"]), has_source,
-               args.ci, args.n, args.seed, args.sentence_level)
+    typed, skipped = card_settings(Settings.from_checked(settings), has_source,
+                                   args.n, args.seed)
+    run_ = Run(typed, skipped, metrics, metric_options(settings, args.tokenize),
+               select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
     label_embedding(embeddings, "the references (oracle check)")
-    oracle = oracle_check(base, metrics, settings, settings["composite"]["profiles"][run_.profile], options)
+    oracle = oracle_check(run_, base)
     blocks = []
     for name, path, hypothesis in zip(names, args.hypotheses, hypotheses, strict=True):
         label_embedding(embeddings, name)

@@ -173,10 +173,10 @@ def validation_evidence(correlations: list[dict], data: ScoreData, annotators: n
     return {"language_pair": language_pair, "metrics": metrics}
 
 
-def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: int = 1000,
-                     permutations: int = 1000, weights: dict | None = None, normalisation: dict | None = None,
-                     language_pair: str | None = None) -> dict:
-    """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`).
+def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions, *, weights: dict | None = None,
+                     normalisation: dict | None = None, language_pair: str | None = None) -> dict:
+    """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`). `draws`: the
+    resamples, permutations and seed (Kendall τ is always grouped by item here).
 
     Significance compares the oriented values (higher = better for every metric), so "metric_a agrees
     better than metric_b" means the same for TER as for chrF++."""
@@ -191,7 +191,7 @@ def validate_dataset(human_csv, metric_paths, out_dir, *, seed: int, resamples: 
         if card_composite is not None:
             data.corpus[COMPOSITE] = card_composite
     data.lower = frozenset(m for m in compared if direction_of(m) == "lower")
-    options = CorrelationOptions(group_by_item=True, resamples=resamples, permutations=permutations, seed=seed)
+    options = replace(draws, group_by_item=True)
     levels = levels_for(data, options)
     correlations = correlation_table(data, levels, options)
     segment = levels[0]
@@ -227,6 +227,7 @@ def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, lang
     dataset = read_json(corpus_meta_path)["dataset"]
     target_card = load_cards(languages_dir).get(dataset["target_lang"])
     _, weights = profile_weights(composite, target_card)
-    return validate_dataset(human_csv, metric_paths, out_dir, seed=stats.seed, resamples=stats.bootstrap_resamples,
-                            weights=weights, normalisation=thaw(composite.normalisation),
+    draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed)
+    return validate_dataset(human_csv, metric_paths, out_dir, draws, weights=weights,
+                            normalisation=thaw(composite.normalisation),
                             language_pair=dataset["language_pair"])

@@ -82,20 +82,27 @@ def _on_scale(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return np.isin(values, levels)
 
 
-def read_grades(
-    table: CsvTable,
-    human_col: str,
-    judge_cols: list[str],
-    item_col: str,
-    corpus_col: str | None,
-    anchor_col: str | None,
-    anchored_suffix: str,
-    levels: np.ndarray,
-    rubric_suffix: str = "_rubric",
-) -> GradesData:
+@dataclass(frozen=True)
+class GradeColumns:
+    """Where a grades file keeps what: the human grade, the judges, the item and (optional) corpus and
+    anchor columns, and the suffixes of a judge's anchored and rubric grades (`<judge><suffix>`)."""
+
+    human: str
+    judges: list[str]
+    item: str
+    corpus: str | None = None
+    anchor: str | None = None
+    anchored_suffix: str = "_anchored"
+    rubric_suffix: str = "_rubric"
+
+
+def read_grades(table: CsvTable, columns: GradeColumns, levels: np.ndarray) -> GradesData:
     """Human grades must be on the scale; a judge column is a grade judge when all its values are
     scale grades, otherwise it holds continuous scores (a metric). A grade judge's grades given with
     a rubric are read from the column `<judge><rubric_suffix>` when the file has it."""
+    human_col, judge_cols, item_col = columns.human, columns.judges, columns.item
+    corpus_col, anchor_col = columns.corpus, columns.anchor
+    anchored_suffix, rubric_suffix = columns.anchored_suffix, columns.rubric_suffix
     table.require(human_col, item_col, *judge_cols, *(c for c in (corpus_col, anchor_col) if c))
     human = table.numbers(human_col)
     _require_scale(table, human_col, human, levels)

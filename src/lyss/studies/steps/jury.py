@@ -11,6 +11,7 @@ from lyss.studies.jury import (
     JURY_PREFIX,
     RANKED,
     RUBRIC_SERIES,
+    GradeColumns,
     JuryOptions,
     before_after_table,
     build_members,
@@ -212,17 +213,10 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         seed=args.seed,
     )
-    data = read_grades(
-        read_csv(args.grades),
-        args.human,
-        judges,
-        args.item,
-        args.corpus,
-        args.anchor,
-        args.anchored_suffix,
-        options.levels,
-        args.rubric_suffix,
+    columns = GradeColumns(
+        args.human, judges, args.item, args.corpus, args.anchor, args.anchored_suffix, args.rubric_suffix
     )
+    data = read_grades(read_csv(args.grades), columns, options.levels)
     names = jury_members(data, options)
     missing = [n for n in names if data.anchor is not None and n not in data.anchored]
     if missing:
