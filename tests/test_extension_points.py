@@ -188,7 +188,7 @@ try:
     misspelt = None
 except InputError as err:
     misspelt = str(err)
-context = MethodContext("shout", dict(settings.methods["shout"]), "eng", "{TOY_LANGUAGE}")
+context = MethodContext("shout", dict(settings.methods["shout"].options), "eng", "{TOY_LANGUAGE}")
 records = [r.to_dict() for r in build_translator("{TOY_KIND}", context).translate([{{"id": "1", "source": "hi"}}])]
 print(json.dumps({{"metrics": list(settings.metrics), "misspelt": misspelt, "records": records}}))
 '''

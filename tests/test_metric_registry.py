@@ -85,8 +85,8 @@ def _card(results, name):
     """The run card as rule `aggregate` builds it (lyss.aggregate.card.build_card), with its intervals."""
     composite = {**PARAMS["composite"], "min_entries": 1, "min_coverage": 0.0, "min_weight_share": 0.0}
     records = [{"id": e["id"], "prediction": p, "latency_s": 1.0} for e, p in zip(ENTRIES, SYSTEM_A, strict=True)]
-    settings = Settings.from_mapping({**PARAMS, "composite": composite,
-                                      "stats": {**PARAMS["stats"], "bootstrap_resamples": 200, "seed": 3}}, vocabulary())
+    stats = {**PARAMS["stats"], "bootstrap_resamples": 200, "seed": 3}
+    settings = Settings.from_mapping({**PARAMS, "composite": composite, "stats": stats}, vocabulary())
     return build_card(CardInput(
         dataset=Dataset("toyset", "eng", "eng", "f"), method=Method(name, {"kind": "copy_source"}),
         results=results, reference_results=_results(REFERENCES), entries=ENTRIES,

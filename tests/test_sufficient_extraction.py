@@ -99,5 +99,5 @@ def test_large_vocabularies_take_the_dense_numbering():
     hypotheses = [" ".join(ref.split()[:10] + [f"w{i}" for i in rng.integers(0, 10**6, size=8)] + ref.split()[12:])
                   for ref in references]
     ours = corpus_statistics(BLEU(), hypotheses, [references])
-    assert not sufficient._REFERENCE_CACHE["bleu"][1].ngrams.direct
+    assert not sufficient._REFERENCE_CACHE[BLEU][1].ngrams.direct
     np.testing.assert_array_equal(ours, _sacrebleu(BLEU, hypotheses, references))

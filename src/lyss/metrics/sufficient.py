@@ -281,13 +281,13 @@ def _reference_key(metric, references: list[str]) -> tuple | None:
     """What the reference side depends on, or None where the fast path does not apply (sacrebleu then
     extracts): the chrF and BLEU settings it implements, one reference per segment."""
     if isinstance(metric, CHRF):
-        return ("chrf", metric.char_order, metric.word_order, metric.lowercase, metric.whitespace, references)
+        return (CHRF, metric.char_order, metric.word_order, metric.lowercase, metric.whitespace, references)
     if isinstance(metric, BLEU):
-        return ("bleu", metric.max_ngram_order, metric.lowercase, metric.tokenizer_signature, references)
+        return (BLEU, metric.max_ngram_order, metric.lowercase, metric.tokenizer_signature, references)
     return None
 
 
-_REFERENCE_CACHE: dict[str, tuple[tuple, object]] = {}  # one entry per metric kind: the last references
+_REFERENCE_CACHE: dict[type, tuple[tuple, object]] = {}  # one entry per metric class: the last references
 
 
 def corpus_statistics(metric, hypotheses: list[str], reference_streams: list[list[str]]) -> np.ndarray:
@@ -301,8 +301,8 @@ def corpus_statistics(metric, hypotheses: list[str], reference_streams: list[lis
     metric.num_refs = 1  # what sacrebleu's extraction records for the signature
     cached = _REFERENCE_CACHE.get(key[0])
     if cached is None or cached[0] != key:
-        reference = (_ChrfReference if key[0] == "chrf" else _BleuReference)(metric, list(reference_streams[0]))
+        reference = (_ChrfReference if key[0] is CHRF else _BleuReference)(metric, list(reference_streams[0]))
         cached = _REFERENCE_CACHE[key[0]] = (key, reference)
-    if key[0] == "bleu" and not metric._force and sum(h.endswith(" .") for h in hypotheses) >= 100:
+    if key[0] is BLEU and not metric._force and sum(h.endswith(" .") for h in hypotheses) >= 100:
         logging.getLogger("sacrebleu").warning("That's 100 lines that end in a tokenized period ('.')")
     return cached[1].statistics(list(hypotheses))
