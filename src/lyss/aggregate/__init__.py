@@ -1,18 +1,13 @@
 """Stage `aggregate` (rule aggregate): the run card of one dataset × method, from its metric files,
 checked against the reference oracle and the validation evidence, with confidence intervals."""
 
-from lyss.aggregate.composite import select_profile
-from lyss.aggregate.fingerprint import run_fingerprint
-from lyss.aggregate.runcard import build_run_card, validate_run_card
-from lyss.embed.embedders import embeddings_from_files
-from lyss.io import iter_jsonl, read_json, write_json_atomic
-from lyss.languages import card_provenance, load_cards, provenance_warning
-from lyss.metrics.files import read_metric_result
-from lyss.prep.corpus import read_prepared
-from lyss.translate.jobs import public_options, timed_records
+# The stage's imports are inside its functions: `lyss score` and `compare` import lyss.aggregate.caveats and
+# .runcard, and importing this package first must not pull in pandas, pyarrow and the translation code.
 
 
 def _read_results(metric_paths) -> dict:
+    from lyss.metrics.files import read_metric_result
+
     results = {}
     for path in metric_paths:
         result, _ = read_metric_result(path)
@@ -34,9 +29,17 @@ def aggregate_run(*, corpus_path, corpus_meta_path, translations_path, metric_pa
     versioned: without it the card's speed is null with the reason. `review_paths`: the dataset's community
     review (data/corpora/<d>/reviews/verdict.json, lyss.review), when it has one: it confirms or overturns the tier."""
     from lyss.aggregate.caveats import entry_flags
+    from lyss.aggregate.composite import select_profile
     from lyss.aggregate.confidence import confidence_intervals
+    from lyss.aggregate.fingerprint import run_fingerprint
     from lyss.aggregate.oracle import DEFAULT_TOLERANCE, failed_metrics, reference_check
+    from lyss.aggregate.runcard import build_run_card, validate_run_card
     from lyss.aggregate.validation_status import load_evidence, validation_status
+    from lyss.embed.embedders import embeddings_from_files
+    from lyss.io import iter_jsonl, read_json, write_json_atomic
+    from lyss.languages import card_provenance, load_cards, provenance_warning
+    from lyss.prep.corpus import read_prepared
+    from lyss.translate.jobs import public_options, timed_records
 
     entries = read_prepared(corpus_path)
     corpus_meta = read_json(corpus_meta_path)

@@ -26,7 +26,6 @@ from lyss.validate.jury import (
     unanimity_table,
 )
 from lyss.validate.options import add_resampling, non_negative, usage_error
-from lyss.validate.plots import plot_distributions, plot_size_curves
 from lyss.validate.tables import json_ready, parse_name_list, read_csv, write_csv
 
 STAT_COLUMNS = [
@@ -254,6 +253,9 @@ def run(args: argparse.Namespace) -> int:
     for filename, rows in tables.items():
         write_csv(args.out / filename, COLUMNS[filename], rows)
     if not args.no_plots:
+        # matplotlib costs half a second to import: `lyss score` reads these parsers (params checks), never plots
+        from lyss.validate.plots import plot_distributions, plot_size_curves
+
         plot_size_curves(sizes, args.out / "jury_sizes.png")
         series = [
             ("human", False, "human"),
