@@ -54,7 +54,8 @@ class ChrFStats(_ReadOnce, CHRF):
         for ref_ngrams in ref_kwargs["ref_ngrams"]:  # sacrebleu's choice of the best reference, unchanged
             stats = []
             for h, r in zip(own, ref_ngrams, strict=True):
-                stats.extend(self._get_match_statistics(h, r))
+                # against itself an order's counts are all matched: [hypothesis, reference, match] = its total
+                stats.extend([sum(r.values())] * 3 if h is r else self._get_match_statistics(h, r))
             f_score = self._compute_f_score(stats)
             if f_score > best_f_score:
                 best_f_score, best_stats = f_score, stats
