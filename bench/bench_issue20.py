@@ -83,6 +83,7 @@ def main() -> None:
     jobs_line()
     if not args.skip_score:
         score_line(args.tsv)
+    subprocess.run(["uptime"])  # the load at both ends: absolute seconds grow with it, ratios much less
 
 
 if __name__ == "__main__":

@@ -44,10 +44,16 @@ def words(text: str, card: dict) -> list[str]:
     """The word tokens of `text` (NFC), in order, without punctuation, numbers, placeholders or URLs."""
     if not text:
         return []
-    joiners, extra = tokenisation_settings(card)
+    return list(_words(text, *tokenisation_settings(card)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(text: str, joiners: tuple[str, ...], extra: str) -> tuple[str, ...]:
+    """`words`, remembered per text and tokenisation: the word metrics and the oracle check tokenise the same
+    sources, references and outputs a dozen times in one run (a tuple, so no caller changes the kept copy)."""
     cleaned = NON_LINGUISTIC.sub(" ", unicodedata.normalize("NFC", text))
-    return [t for t in _token_pattern(joiners, extra).findall(cleaned)
-            if _LETTER.search(t) and not any(_DIGIT.match(c) and c not in extra for c in t)]
+    return tuple(t for t in _token_pattern(joiners, extra).findall(cleaned)
+                 if _LETTER.search(t) and not (_DIGIT.search(t) and any(_DIGIT.match(c) and c not in extra for c in t)))
 
 
 def sentences(text: str) -> list[str]:

@@ -4,14 +4,14 @@ checked against the reference oracle and the validation evidence, with confidenc
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from lyss.aggregate.card import CardInput, CardSettings, Dataset, Method, Translation, build_card
-from lyss.embed.embedders import embeddings_from_files
-from lyss.io import iter_jsonl, read_json, write_json_atomic
-from lyss.languages import load_cards
-from lyss.metrics.files import read_metric_result
-from lyss.prep.corpus import read_prepared
-from lyss.translate.jobs import timed_records
+if TYPE_CHECKING:
+    from lyss.aggregate.card import CardSettings
+
+# The stage's other imports are inside its functions: `lyss score` and `compare` import lyss.aggregate.card,
+# .caveats and .runcard, and importing this package first must not pull in pandas, pyarrow and the
+# translation code.
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class RunFiles:
 
 
 def _read_results(metric_paths) -> dict:
+    from lyss.metrics.files import read_metric_result
+
     results = {}
     for path in metric_paths:
         result, _ = read_metric_result(path)
@@ -41,10 +43,16 @@ def _read_results(metric_paths) -> dict:
     return results
 
 
-def aggregate_run(files: RunFiles, method: str, settings: CardSettings) -> dict:
+def aggregate_run(files: RunFiles, method: str, settings: "CardSettings") -> dict:
     """Build, validate and write the run card of `method` (a name under params.yaml `methods`) on one dataset;
     `settings`: lyss.settings.Settings (its `languages_dir` and `embeddings.backend` too)."""
+    from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card
     from lyss.aggregate.validation_status import load_evidence
+    from lyss.embed.embedders import embeddings_from_files
+    from lyss.io import iter_jsonl, read_json, write_json_atomic
+    from lyss.languages import load_cards
+    from lyss.prep.corpus import read_prepared
+    from lyss.translate.jobs import timed_records
 
     corpus_meta = read_json(files.meta)
     dataset = corpus_meta["dataset"]

@@ -245,7 +245,9 @@ def _no_identifier(source: str, target: str, asked: bool) -> str:
     return f"lingua has no model for {', '.join(map(repr, missing))}" if missing else "same language"
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def zipf_frequency(word: str, wordlist: str) -> float:
+    """wordfreq's Zipf frequency, remembered per word and list (wordfreq tokenises the word on every call)."""
     from wordfreq import zipf_frequency as lookup
 
     return lookup(word, wordlist)

@@ -15,6 +15,7 @@ language), or the pair is listed under the option `validated_pairs` (e.g. WMT pa
 """
 
 import functools
+import importlib.util
 import logging
 from pathlib import Path
 
@@ -104,16 +105,18 @@ class CometScore:
                  "in_composite": False}
         if not n:
             return MetricResult.unavailable(self.id, n, "the corpus is empty", **notes)
-        try:
-            import comet  # noqa: F401 — only to learn whether the optional extra is installed
-        except ImportError:
-            reason = f"unbabel-comet is not installed: {INSTALL_HINT}"
-            return MetricResult.unavailable(self.id, n, reason, **notes)
+        # Whether the extra is installed, asked without importing it: comet imports torch and Lightning (seconds
+        # a job), which only a model found on disk is worth.
+        not_installed = f"unbabel-comet is not installed: {INSTALL_HINT}"
+        if importlib.util.find_spec("comet") is None:
+            return MetricResult.unavailable(self.id, n, not_installed, **notes)
         try:
             checkpoint = locate_checkpoint(model)
             predictor = load_model(str(checkpoint))
         except CometUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err), **notes)
+        except ImportError:  # installed, but a package it needs is not
+            return MetricResult.unavailable(self.id, n, not_installed, **notes)
         samples = [{"src": e["source"], "mt": p or "", "ref": e["reference"]}
                    for e, p in zip(data.entries, data.predictions, strict=True)]
         output = predictor.predict(samples, batch_size=int(data.options.get("batch_size", 16)), gpus=0,

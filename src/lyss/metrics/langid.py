@@ -53,12 +53,21 @@ def pair_detector(source: str, target: str):
     return LanguageDetectorBuilder.from_languages(*languages).build()
 
 
+# Per (detector, source language): the confidence of every word read so far. A word's confidence does not
+# depend on the words read beside it, and the oracle check reads the references' words, most of which the
+# outputs share. Keyed by the detector itself (pair_detector keeps at most 16 for the process).
+_CONFIDENCE: dict[tuple[object, str], dict[str, float]] = {}
+
+
 def alone_source_words(detector, source: str, words: set[str]) -> set[str]:
     """The words that the detector, reading each alone, gives the source language with confidence above
-    one half (of the pair). One parallel call over the distinct words."""
-    ordered = sorted(words)
-    confidence = detector.compute_language_confidence_in_parallel(ordered, lingua_language(source))
-    return {w for w, c in zip(ordered, confidence, strict=True) if c > 0.5}
+    one half (of the pair). One parallel call over the distinct words not read before in this process."""
+    known = _CONFIDENCE.setdefault((detector, source), {})
+    new = sorted(w for w in words if w not in known)
+    if new:
+        known.update(zip(new, detector.compute_language_confidence_in_parallel(new, lingua_language(source)),
+                         strict=True))
+    return {w for w in words if known[w] > 0.5}
 
 
 def context_source_words(detector, source: str, texts: list[str], tokenise) -> list[set[str]]:

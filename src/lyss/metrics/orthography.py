@@ -51,7 +51,7 @@ import yaml
 from lyss.errors import InputError
 from lyss.languages import card_schema, cldr_locale
 from lyss.metrics.base import MetricResult, ScoringInput
-from lyss.metrics.behavioural import wordfreq_language
+from lyss.metrics.behavioural import wordfreq_language, zipf_frequency
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
 
@@ -137,10 +137,8 @@ class _Lexicon:
         within a factor of ten (see the module docstring)."""
         if self.wordlist is None:
             return False
-        import wordfreq
-
-        ours = wordfreq.zipf_frequency(word, self.wordlist)
-        return ours > 0 and ours >= max(wordfreq.zipf_frequency(s, self.wordlist) for s in spellings) - ZIPF_MARGIN
+        ours = zipf_frequency(word, self.wordlist)
+        return ours > 0 and ours >= max(zipf_frequency(s, self.wordlist) for s in spellings) - ZIPF_MARGIN
 
 
 class _Checker:

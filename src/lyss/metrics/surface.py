@@ -1,7 +1,9 @@
 """Surface metrics of spec §2.1: exact match, chrF++, BLEU, TER, length ratio.
 
-chrF++, BLEU and TER use sacrebleu's statistics, extracted once per corpus (chrF++ and BLEU by the array
-path of `sufficient.corpus_statistics`, entry for entry sacrebleu's own extraction); the per-entry and corpus
+chrF++, BLEU and TER use sacrebleu's statistics, extracted once per corpus: chrF++ and BLEU against one
+reference by the array path of `sufficient.corpus_statistics` (entry for entry sacrebleu's own extraction),
+otherwise by `sacrebleu_stats.py` (sacrebleu's extraction with the references read once per process and a
+hypothesis equal to a reference not extracted again; TER always). The per-entry and corpus
 scores are then computed from those statistics (see `sufficient.py`), which equals sacrebleu's sentence and
 corpus scores and lets the bootstrap resample the same rows. With several references
 (`ScoringInput.reference_streams`) sacrebleu's extraction already keeps, per entry, the statistics of the
@@ -10,10 +12,11 @@ edits over the average length (TER), so the rows stay additive and the numbers s
 """
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics import BLEU
 
 from lyss.languages import cldr_locale
 from lyss.metrics.base import COUNT, MetricResult, ScoringInput
+from lyss.metrics.sacrebleu_stats import BleuStats, ChrFStats, TerStats
 from lyss.metrics.sufficient import bleu_from_stats, chrf_from_stats, corpus_statistics, ter_from_stats
 
 
@@ -84,7 +87,7 @@ class ChrFPlusPlus:
     ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = CHRF(word_order=2)
+        metric = ChrFStats(word_order=2)
         stats = corpus_statistics(metric, _hypotheses(data), data.reference_streams).astype(float)
         corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
         return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
@@ -128,7 +131,7 @@ class Bleu:
     def score(self, data: ScoringInput) -> MetricResult:
         tokenize = bleu_tokenizer(data)
         try:
-            metric = BLEU(tokenize=tokenize)
+            metric = BleuStats(tokenize=tokenize)
         except RuntimeError as err:  # ja-mecab / ko-mecab without their optional packages
             first = next((line for line in str(err).splitlines() if line.strip()), "")
             extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(tokenize, "all")
@@ -155,7 +158,7 @@ class Ter:
     ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = TER()
+        metric = TerStats()
         stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
                            dtype=float)
         return MetricResult(self.id, ter_from_stats(stats), float(ter_from_stats(stats.sum(axis=0))),

@@ -7,7 +7,6 @@ against scipy. With weights of 1 (or None) the ordinary statistic comes out.
 """
 
 import numpy as np
-from scipy.stats import kendalltau
 
 
 def _with_weights(weights, *arrays) -> list[np.ndarray]:
@@ -126,6 +125,8 @@ def sorted_kendall_accuracy(human, metric) -> tuple[float, float]:
     n1, n2, n3 = _tied_pairs(human), _tied_pairs(metric), _tied_pairs(human, metric)
     if n0 == 0 or n1 == n0 or n2 == n0:
         return float("nan"), (float(n3) / n0 if n0 else float("nan"))
+    from scipy.stats import kendalltau  # a second to import: the parsers that import this module never call it
+
     tau = float(kendalltau(human, metric, variant="b").statistic)
     concordant = ((n0 - n1 - n2 + n3) + tau * np.sqrt(float(n0 - n1) * float(n0 - n2))) / 2
     return tau, float((concordant + n3) / n0)

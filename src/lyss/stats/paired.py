@@ -9,7 +9,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
 from lyss.stats.intervals import percentile_ci
 from lyss.stats.resample import CorpusStatistic, block_size, blocks, stack
@@ -141,6 +140,8 @@ def mcnemar_exact(baseline: np.ndarray, system: np.ndarray) -> McNemar:
 def mcnemar_p(only_a: int, only_b: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts: min(1, 2·P[X ≤ min(b, c)]),
     X ~ Binomial(b + c, 1/2); 1 when there is no discordant pair."""
+    from scipy.stats import binom  # scipy.stats costs a second to import: only a McNemar test pays it
+
     n = only_a + only_b
     return 1.0 if n == 0 else min(1.0, 2.0 * float(binom.cdf(min(only_a, only_b), n, 0.5)))
 

@@ -1,7 +1,6 @@
 """Rules that merge the grades of several judges into one jury score."""
 
 import numpy as np
-from scipy.stats import trim_mean
 
 RULES = ("median", "mean", "majority", "trimmed")
 
@@ -19,6 +18,8 @@ def aggregate(grades: np.ndarray, rule: str, levels, trim: float = 0.2) -> np.nd
     if rule == "mean":
         return grades.mean(axis=1)
     if rule == "trimmed":
+        from scipy.stats import trim_mean  # a second to import: `lyss score` imports this module, never trims
+
         return trim_mean(grades, trim, axis=1)
     if rule == "majority":
         levels = np.asarray(levels, dtype=float)

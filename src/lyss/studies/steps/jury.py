@@ -27,7 +27,6 @@ from lyss.studies.jury import (
     unanimity_table,
 )
 from lyss.studies.merge_grades import RULES
-from lyss.studies.plots import plot_distributions, plot_size_curves
 from lyss.tables import json_ready, parse_name_list, read_csv, write_csv
 
 STAT_COLUMNS = [
@@ -248,6 +247,9 @@ def run(args: argparse.Namespace) -> int:
     for filename, rows in tables.items():
         write_csv(args.out / filename, COLUMNS[filename], rows)
     if not args.no_plots:
+        # matplotlib costs half a second to import: `lyss score` reads these parsers (params checks), never plots
+        from lyss.studies.plots import plot_distributions, plot_size_curves
+
         plot_size_curves(sizes, args.out / "jury_sizes.png")
         series = [
             ("human", False, "human"),
