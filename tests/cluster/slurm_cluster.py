@@ -6,8 +6,9 @@ system SLURM, if any, is left alone.
 Choices: no accounting (no slurmdbd/MariaDB): two more daemons and a database to initialise would
 cost more start-up time than the whole test run, and nothing here needs job history. Without
 accounting the Snakemake SLURM plugin must query job states with `squeue`, which only sees a job for
-`MinJobAge` seconds after it ends, so MinJobAge (300 s) stays well above 3 × the plugin's initial status
-wait. The node advertises one GPU (`gres/gpu`, File=/dev/null) so a COMET job's `--gpus=1` request is
+`MinJobAge` seconds after it ends, so MinJobAge stays well above 3 × the plugin's initial status
+wait; it is an hour (not SLURM's 300 s) because the test counts every job of the run with `squeue -t all`, and
+on a loaded machine the run lasts longer than 5 minutes (the first job then left squeue: 15 of 16 seen). The node advertises one GPU (`gres/gpu`, File=/dev/null) so a COMET job's `--gpus=1` request is
 scheduled rather than rejected; CPUs and memory are shared between jobs (`cons_tres`, CR_CPU_Memory,
 DefMemPerCPU), `proctrack/linuxproc` and `task/none` need no cgroups.
 """
@@ -66,7 +67,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 DefMemPerCPU=500
-MinJobAge=300
+MinJobAge=3600
 ReturnToService=2
 SlurmdTimeout=60
 MailProg=/bin/true

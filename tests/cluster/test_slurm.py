@@ -53,7 +53,7 @@ def local_run(tmp_path_factory):
 def slurm_run(tmp_path_factory, cluster):
     work = project(tmp_path_factory.mktemp("slurm"))
     # What a user edits for their cluster: partition and account; this cluster has no accounting, so
-    # the plugin queries squeue (MinJobAge=300 ≥ 3 × the 1 s initial wait) and submits without account.
+    # the plugin queries squeue (MinJobAge=3600 ≥ 3 × the 1 s initial wait) and submits without account.
     profile = yaml.safe_load((work / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"] = {"slurm_partition": cluster.partition}
     profile.update({"slurm-no-account": True, "slurm-status-command": "squeue",
