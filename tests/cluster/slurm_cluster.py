@@ -7,8 +7,9 @@ Choices: no accounting (no slurmdbd/MariaDB): two more daemons and a database to
 cost more start-up time than the whole test run, and nothing here needs job history. Without
 accounting the Snakemake SLURM plugin must query job states with `squeue`, which only sees a job for
 `MinJobAge` seconds after it ends, so MinJobAge stays well above 3 × the plugin's initial status
-wait; it is an hour (not SLURM's 300 s) because the test counts every job of the run with `squeue -t all`, and
-on a loaded machine the run lasts longer than 5 minutes (the first job then left squeue: 15 of 16 seen). The node advertises one GPU (`gres/gpu`, File=/dev/null) so a COMET job's `--gpus=1` request is
+wait; it is an hour (not SLURM's 300 s) because the test counts every job of the run with `squeue -t all`,
+and on a loaded machine the run lasts longer than 5 minutes (the first job then left squeue: 15 of 16 seen).
+The node advertises one GPU (`gres/gpu`, File=/dev/null) so a COMET job's `--gpus=1` request is
 scheduled rather than rejected; CPUs and memory are shared between jobs (`cons_tres`, CR_CPU_Memory,
 DefMemPerCPU), `proctrack/linuxproc` and `task/none` need no cgroups.
 """
