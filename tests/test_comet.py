@@ -91,6 +91,9 @@ def test_scores_equal_the_models_own_predictions(tiny_checkpoint, tmp_path):
     assert result.values[:3].mean() > result.values[3:].mean()  # it learned: reference > source copy
     assert result.counts == {"comet_model": str(tiny_checkpoint)}
     assert result.details["low_resource_warning"] is True and result.details["in_composite"] is False
+    import torch
+
+    assert result.details["device"] == ("gpu" if torch.cuda.is_available() else "cpu")
 
     # the per-entry scores in the metric file are the cache: the CI statistic is rebuilt from them
     # without the model (loading it would fail here)
@@ -99,6 +102,15 @@ def test_scores_equal_the_models_own_predictions(tiny_checkpoint, tmp_path):
     comet_metric.load_model.cache_clear()
     stored, _ = read_metric_result(path)
     assert corpus_statistic(stored).score() == pytest.approx(result.corpus_value)
+
+
+def test_a_reserved_gpu_is_used_and_a_machine_without_one_predicts_on_the_cpu(monkeypatch):
+    """The job declares one GPU (rules/score.smk reserves it); the prediction must run where the job runs."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert comet_metric.prediction_device() == ("gpu", 1)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert comet_metric.prediction_device() == ("cpu", 0)
 
 
 def test_model_from_the_card_and_validated_pairs(tiny_checkpoint):

@@ -82,6 +82,15 @@ def low_resource_warning(model: str, data: ScoringInput) -> bool:
     return not (declared == model or pair in data.options.get("validated_pairs", []))
 
 
+def prediction_device() -> tuple[str, int]:
+    """Where COMET predicts: on the GPU its declaration (`gpus = 1`) makes the workflow reserve, when the node
+    has one, else on the CPU, so that a reserved GPU is used and a machine without one still scores. The
+    scores are the model's either way (the device changes float rounding only, in the last digits)."""
+    import torch
+
+    return ("gpu", 1) if torch.cuda.is_available() else ("cpu", 0)
+
+
 class CometScore:
     id = "comet_score"
     options_schema = {"model": {"type": "string", "minLength": 1},
@@ -119,10 +128,11 @@ class CometScore:
             return MetricResult.unavailable(self.id, n, not_installed, **notes)
         samples = [{"src": e["source"], "mt": p or "", "ref": e["reference"]}
                    for e, p in zip(data.entries, data.predictions, strict=True)]
-        output = predictor.predict(samples, batch_size=int(data.options.get("batch_size", 16)), gpus=0,
-                                   progress_bar=False, accelerator="cpu")
+        accelerator, gpus = prediction_device()
+        output = predictor.predict(samples, batch_size=int(data.options.get("batch_size", 16)), gpus=gpus,
+                                   progress_bar=False, accelerator=accelerator)
         values = np.asarray(output.scores, dtype=float)
         return MetricResult(self.id, values, float(values.mean()), counts={"comet_model": model},
-                            details={**notes, "checkpoint": str(checkpoint),
+                            details={**notes, "checkpoint": str(checkpoint), "device": accelerator,
                                      "validated_for": "target card's metricModelSupport.comet or option "
                                                       "validated_pairs"})
