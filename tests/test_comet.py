@@ -136,8 +136,30 @@ def test_missing_checkpoint_path_is_unavailable(tmp_path):
     assert result.corpus_value is None and "does not exist" in result.reason
 
 
-def test_missing_extra_is_unavailable(monkeypatch):
+def test_missing_extra_is_unavailable(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "comet", None)  # import comet now raises ImportError
-    result = CometScore().score(data(["x"] * 6))
+    checkpoint = tmp_path / "model.ckpt"
+    checkpoint.write_bytes(b"")  # a model on disk: what is missing is the package
+    result = CometScore().score(data(["x"] * 6, model=str(checkpoint)))
     assert result.corpus_value is None and "lyss[comet]" in result.reason
-    assert result.details["model"] == "Unbabel/wmt22-comet-da"  # the default, from resolve_comet_model
+    default = CometScore().score(data(["x"] * 6))
+    assert default.details["model"] == "Unbabel/wmt22-comet-da"  # the default, from resolve_comet_model
+
+
+def test_a_model_missing_from_the_cache_reads_the_same_with_or_without_the_extra(monkeypatch, tmp_path):
+    """The reason lands in a versioned metric file: it must not depend on whether lyss[comet] is installed."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    with_extra = CometScore().score(data(["x"] * 6)).reason
+    monkeypatch.setitem(sys.modules, "comet", None)
+    without = CometScore().score(data(["x"] * 6)).reason
+    assert with_extra == without and "not in the local Hugging Face cache" in without
+
+
+def test_a_cached_hub_model_is_found_by_its_files(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    folder = tmp_path / "models--Org--tiny"
+    (folder / "refs").mkdir(parents=True)
+    (folder / "refs" / "main").write_text("abc123")
+    (folder / "snapshots" / "abc123" / "checkpoints").mkdir(parents=True)
+    (folder / "snapshots" / "abc123" / "checkpoints" / "model.ckpt").write_bytes(b"")
+    assert comet_metric.locate_checkpoint("Org/tiny") == folder / "snapshots" / "abc123" / "checkpoints" / "model.ckpt"

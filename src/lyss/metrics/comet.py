@@ -17,6 +17,7 @@ language), or the pair is listed under the option `validated_pairs` (e.g. WMT pa
 import functools
 import importlib.util
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,20 @@ class CometUnavailable(Exception):
     """The model cannot be used offline here; the message says why and how to provide it."""
 
 
+def cached_snapshot(model: str) -> Path | None:
+    """The folder of a hub id in the local Hugging Face cache (`HF_HUB_CACHE`, else `HF_HOME`/hub, else
+    ~/.cache/huggingface/hub), read as files: no hub package is imported, so whether a model is there reads the
+    same with or without the COMET extra installed, and so does a versioned metric file saying it is not."""
+    hub = os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")).expanduser() / "hub"
+    folder = Path(hub, "models--" + model.replace("/", "--"))
+    ref = folder / "refs" / "main"
+    if ref.is_file():
+        snapshot = folder / "snapshots" / ref.read_text(encoding="utf-8").strip()
+        return snapshot if snapshot.is_dir() else None
+    snapshots = sorted((folder / "snapshots").glob("*")) if (folder / "snapshots").is_dir() else []
+    return snapshots[-1] if snapshots else None
+
+
 def locate_checkpoint(model: str) -> Path:
     """The `model.ckpt` for a local path or a hub id in the local cache, without any download."""
     path = Path(model).expanduser()
@@ -47,13 +62,10 @@ def locate_checkpoint(model: str) -> Path:
         raise CometUnavailable(f"COMET model folder {str(path)!r} has no checkpoints/*.ckpt; {PROVIDE_HINT}")
     if model.startswith(("/", ".", "~")) or model.endswith(".ckpt"):
         raise CometUnavailable(f"COMET checkpoint {model!r} does not exist; {PROVIDE_HINT}")
-    from huggingface_hub import snapshot_download
-
-    try:
-        folder = snapshot_download(repo_id=model, local_files_only=True)
-    except Exception as err:  # noqa: BLE001 — every cache miss or bad id means the same: not available offline
+    folder = cached_snapshot(model)
+    if folder is None:
         raise CometUnavailable(f"COMET model {model!r} is not in the local Hugging Face cache and LYSS never "
-                               f"downloads at run time ({type(err).__name__}); {PROVIDE_HINT}") from None
+                               f"downloads at run time; {PROVIDE_HINT}")
     checkpoint = Path(folder, "checkpoints", "model.ckpt")
     if not checkpoint.is_file():
         raise CometUnavailable(f"cached COMET model {model!r} has no checkpoints/model.ckpt; {PROVIDE_HINT}")
@@ -114,18 +126,20 @@ class CometScore:
                  "in_composite": False}
         if not n:
             return MetricResult.unavailable(self.id, n, "the corpus is empty", **notes)
-        # Whether the extra is installed, asked without importing it: comet imports torch and Lightning (seconds
-        # a job), which only a model found on disk is worth.
+        # The model is looked for first, as files: on a machine without it the reason (in a versioned metric
+        # file) is the same whether or not the extra is installed. Then whether the extra is installed, asked
+        # without importing it: comet imports torch and Lightning (seconds a job), which only a model found on
+        # disk is worth.
         not_installed = f"unbabel-comet is not installed: {INSTALL_HINT}"
-        if importlib.util.find_spec("comet") is None:
-            return MetricResult.unavailable(self.id, n, not_installed, **notes)
         try:
             checkpoint = locate_checkpoint(model)
+            if importlib.util.find_spec("comet") is None:
+                return MetricResult.unavailable(self.id, n, not_installed, **notes)
             predictor = load_model(str(checkpoint))
         except CometUnavailable as err:
             return MetricResult.unavailable(self.id, n, str(err), **notes)
-        except ImportError:  # installed, but a package it needs is not
-            return MetricResult.unavailable(self.id, n, not_installed, **notes)
+        except (ImportError, ValueError):  # installed, but a package it needs is not (ValueError: find_spec
+            return MetricResult.unavailable(self.id, n, not_installed, **notes)  # of a module set to None)
         samples = [{"src": e["source"], "mt": p or "", "ref": e["reference"]}
                    for e, p in zip(data.entries, data.predictions, strict=True)]
         accelerator, gpus = prediction_device()
