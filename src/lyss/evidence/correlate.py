@@ -197,6 +197,12 @@ class SegmentLevel:
         return {name: joined[name] if name in joined else out[name] for name in self.wanted}
 
 
+# Scores are rounded before they are ranked (z-scores, system scores): values equal but for their last bits
+# (another CPU, another BLAS, NumPy 1 or 2 summing in another order) must tie, or not, on every machine alike,
+# since a rank statistic over tied units is undefined and dropped. 9 decimals is far below any real difference.
+RANKED_DECIMALS = 9
+
+
 class SystemLevel:
     """System level: one score per system from its (resampled) rows, then the statistics over systems.
 
@@ -220,7 +226,7 @@ class SystemLevel:
 
     def _means(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return ((weights * values) @ self.onehot) / (weights @ self.onehot)
+            return np.round(((weights * values) @ self.onehot) / (weights @ self.onehot), RANKED_DECIMALS)
 
     def corpus_scores(self, statistic: CorpusStatistic, counts: np.ndarray | None = None) -> np.ndarray:
         """(resamples × systems) scores: the statistic's formula over each system's (weighted) rows."""
@@ -230,7 +236,7 @@ class SystemLevel:
         for s, index in enumerate(self.rows_of_system):
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[:, s] = statistic.formula(weights[:, index] @ rows[index])
-        return out
+        return np.round(out, RANKED_DECIMALS)
 
     def evaluate(self, metric, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
         if isinstance(metric, CorpusStatistic):
@@ -241,8 +247,9 @@ class SystemLevel:
         metric = np.atleast_2d(metric)
         if counts is None:  # plain means: one matrix product, no per-row weights
             size = self.onehot.sum(axis=0)
-            human = (self.human_rows @ self.onehot / size)[None, None, :]
-            return _statistics(human, (metric @ self.onehot / size)[:, None, :], None, None, False, self.wanted)
+            human = np.round(self.human_rows @ self.onehot / size, RANKED_DECIMALS)[None, None, :]
+            means = np.round(metric @ self.onehot / size, RANKED_DECIMALS)
+            return _statistics(human, means[:, None, :], None, None, False, self.wanted)
         weights = counts[:, self.unit_of_row]
         parts = []
         for part in chunk_slices(max(len(metric), len(weights)), rows_per_chunk(self.onehot.size)):
@@ -343,14 +350,9 @@ def _epsilon(level: SegmentLevel, values: np.ndarray) -> float:
     return float(pair_statistics(human, metric, None, None, True)[2])
 
 
-# z-scores are rounded before they are ranked: scores equal but for their last bits (another CPU, another BLAS)
-# must tie, or not, on every machine alike, since a rank statistic over tied units is undefined and dropped.
-ZSCORE_DECIMALS = 9
-
-
 def _zscore(values: np.ndarray) -> np.ndarray:
     spread = values.std()
-    return np.round((values - values.mean()) / (spread if spread > 0 else 1.0), ZSCORE_DECIMALS)
+    return np.round((values - values.mean()) / (spread if spread > 0 else 1.0), RANKED_DECIMALS)
 
 
 def significance_table(data: ScoreData, levels: list, options: CorrelationOptions) -> list[dict]:
