@@ -17,7 +17,7 @@ import regex
 
 from lyss.embed.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
-from lyss.metrics import langid
+from lyss.metrics import langid, lookups
 from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.names import Counterparts, looks_like_name
@@ -69,10 +69,19 @@ def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
 def wordfreq_language(code: str, card: dict) -> str | None:
     """The wordfreq list for a language: the card's `code_switching.wordfreq`, else the ISO 639-1 code of
     its ISO 639-3 code; None when wordfreq has no such list."""
-    import wordfreq
-
     short = (card.get("code_switching") or {}).get("wordfreq") or _iso639_1(code)
-    return short if short in wordfreq.available_languages() and _list_usable(short) else None
+    return short if short in _wordfreq_lists() and _list_usable(short) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _wordfreq_lists() -> frozenset[str]:
+    """The languages wordfreq has a list for, from the lookup store once asked (importing wordfreq: 0.3 s)."""
+    answers = lookups.store(f"{_wordfreq()} lists")
+    if answers.get("available") is None:
+        import wordfreq
+
+        answers.put("available", sorted(wordfreq.available_languages()))
+    return frozenset(answers.get("available"))
 
 
 @functools.lru_cache(maxsize=64)
@@ -221,6 +230,7 @@ class CodeSwitchingRate:
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
         signature = ((f"langid:{langid.identifier_version()}|" if detector is not None else "")
                      + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
+        lookups.flush_all()
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched}, signature=signature)
 
@@ -245,12 +255,25 @@ def _no_identifier(source: str, target: str, asked: bool) -> str:
     return f"lingua has no model for {', '.join(map(repr, missing))}" if missing else "same language"
 
 
+@functools.lru_cache(maxsize=1)
+def _wordfreq() -> str:
+    """`wordfreq <version>`: its lists ship inside the package, so the version names the answers."""
+    return f"wordfreq {metadata.version('wordfreq')}"
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def zipf_frequency(word: str, wordlist: str) -> float:
-    """wordfreq's Zipf frequency, remembered per word and list (wordfreq tokenises the word on every call)."""
-    from wordfreq import zipf_frequency as lookup
+    """wordfreq's Zipf frequency, remembered per word and list (wordfreq tokenises the word on every call), in
+    the process and in the lookup store (`lyss.metrics.lookups`: wordfreq and its lists are loaded only for a
+    word never asked about before)."""
+    answers = lookups.store(f"{_wordfreq()} zipf {wordlist}")
+    value = answers.get(word)
+    if value is None:
+        from wordfreq import zipf_frequency as lookup
 
-    return lookup(word, wordlist)
+        value = lookup(word, wordlist)
+        answers.put(word, value)
+    return value
 
 
 def _card_note(card: dict) -> str:
