@@ -22,7 +22,7 @@ from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_anal
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.names import Counterparts, looks_like_name
 from lyss.metrics.rates import rate_result
-from lyss.text import NON_LINGUISTIC, has_content, sentences, words
+from lyss.text import NON_LINGUISTIC, has_content, sentences, tokenisation_settings, words
 from lyss.translate.hooks import PLACEHOLDER
 
 # After these a capital letter starts a quotation or a clause, not a name.
@@ -57,13 +57,22 @@ def name_like(word: str, sentence_initial: bool) -> bool:
             or PREFIXED_NAME.match(word) is not None)
 
 
-def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
+def words_with_position(text: str | None, card: dict) -> tuple[tuple[str, bool], ...]:
     """(word, starts its sentence, a quotation or a clause after a colon) for every word of `text`."""
+    return _words_with_position(text or "", *tokenisation_settings(card))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words_with_position(text: str, joiners: tuple[str, ...], extra: str) -> tuple[tuple[str, bool], ...]:
+    """`words_with_position`, remembered per text and tokenisation (as `lyss.text.words`): the oracle check and
+    the systems read the same sources, and the two metrics of this module the same outputs (a tuple, so no
+    caller changes the kept copy)."""
+    card = {"word_tokenisation": {"joiners": list(joiners), "extra_letters": list(extra)}}
     out = []
-    for sentence in sentences(text or ""):
+    for sentence in sentences(text):
         for piece in CLAUSE_START.split(NON_LINGUISTIC.sub(" ", sentence)):
             out.extend((w, i == 0) for i, w in enumerate(words(piece, card)))
-    return out
+    return tuple(out)
 
 
 def wordfreq_language(code: str, card: dict) -> str | None:
@@ -105,9 +114,14 @@ def script_of(word: str, scripts) -> set[str]:
     return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
 
 
-def ordinary_words(text: str, card: dict) -> list[str]:
+def ordinary_words(text: str, card: dict) -> tuple[str, ...]:
     """Casefolded words of `text` that are not in name position (see `name_like`)."""
-    return [w.casefold() for w, initial in words_with_position(text, card) if not name_like(w, initial)]
+    return _ordinary_words(text or "", *tokenisation_settings(card))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ordinary_words(text: str, joiners: tuple[str, ...], extra: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w, initial in _words_with_position(text, joiners, extra) if not name_like(w, initial))
 
 
 def corpus_target_words(entries: list[dict], source_card: dict, target_card: dict, margin: float) -> set[str]:
