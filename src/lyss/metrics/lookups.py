@@ -1,6 +1,6 @@
 """Answers of the word lists and the language identifier on disk, shared by every process.
 
-`code_switching_rate` and `orthographic_accuracy` ask wordfreq for the Zipf frequency of each word they judge,
+The code-switching and orthography metrics ask wordfreq for the Zipf frequency of each word they judge,
 and lingua for the language of each word and of some outputs. The answers are few (the words of a corpus) but
 getting the first one is not: wordfreq imports its language data and reads two frequency lists (≈ 1 s), lingua
 loads the n-gram models of the pair (≈ 0.5 s), in every `lyss score`, `lyss compare` and pipeline job. Here each
