@@ -129,11 +129,21 @@ def corpus_target_words(entries: list[dict], source_card: dict, target_card: dic
     less often than its sources do: the corpus as a word list of both languages. A language without a
     wordfreq list is measured against what its human translators wrote, while English that slipped into
     a few references ("the" 3 times in 200 Yoruba references, 426 times in their sources) stays English."""
-    source_counts = Counter(w for e in entries for w in ordinary_words(e["source"], source_card))
-    reference_counts = Counter(w for e in entries for w in ordinary_words(e.get("reference") or "", target_card))
+    sources, references = tuple(e["source"] for e in entries), tuple(e.get("reference") or "" for e in entries)
+    return set(_corpus_target_words(sources, references, tokenisation_settings(source_card),
+                                    tokenisation_settings(target_card), margin))
+
+
+@functools.lru_cache(maxsize=4)
+def _corpus_target_words(sources: tuple[str, ...], references: tuple[str, ...], source_tokens: tuple,
+                         target_tokens: tuple, margin: float) -> frozenset[str]:
+    """`corpus_target_words` of the texts and tokenisations it reads, remembered: the oracle check and every
+    system of one run read the same corpus."""
+    source_counts = Counter(w for text in sources for w in _ordinary_words(text, *source_tokens))
+    reference_counts = Counter(w for text in references for w in _ordinary_words(text, *target_tokens))
     n_source, n_reference = sum(source_counts.values()) or 1, sum(reference_counts.values()) or 1
-    return {w for w, count in reference_counts.items()
-            if source_counts[w] / n_source < 10 ** margin * count / n_reference}
+    return frozenset(w for w, count in reference_counts.items()
+                     if source_counts[w] / n_source < 10 ** margin * count / n_reference)
 
 
 class CodeSwitchingRate:
@@ -316,10 +326,13 @@ def urls(text: str) -> list[str]:
     return [u.rstrip(TRAILING).casefold() for u in URL.findall(text)]
 
 
-def _sentence_units(sentence: str) -> tuple[list[str], list[str], list[str]]:
-    """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs)."""
+@functools.lru_cache(maxsize=1 << 16)
+def _sentence_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs); remembered,
+    as the oracle check and every system read the same sources and references."""
     rest = URL.sub(" ", PLACEHOLDER.sub(" ", sentence))
-    return PLACEHOLDER.findall(sentence), urls(sentence), [digits(m) for m in NUMBER.findall(rest)]
+    return (tuple(PLACEHOLDER.findall(sentence)), tuple(urls(sentence)),
+            tuple(digits(m) for m in NUMBER.findall(rest)))
 
 
 class HallucinationRate:
