@@ -5,10 +5,12 @@
    and language-identifier answers, lyss.metrics.lookups), against the sacrebleu CLI computing chrF++, BLEU
    and TER on the same files (target ≤ 5× cold, ≤ 1.5× warm);
 2. the demo pipeline's jobs: how many score jobs `snakemake -n all` plans against the one-metric jobs they
-   replace (datasets × methods × metrics), and the dry run's wall time.
+   replace (datasets × methods × metrics), and the dry run's wall time;
+3. with --pipeline, the demo pipeline on a fresh clone (`snakemake all --cores 2`, empty caches): its wall
+   time and each rule's share of the job time, read from Snakemake's log.
 
     .venv/bin/python bench/bench_issue20.py [--tsv data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv] [--skip-score]
-        [--skip-jobs] [--repeats 3] [--warm-only, with BENCH_CACHE=<a LYSS_CACHE_DIR filled before>]
+        [--skip-jobs] [--repeats 3] [--warm-only, with BENCH_CACHE=<a LYSS_CACHE_DIR filled before>] [--pipeline]
 """
 
 import argparse
@@ -79,6 +81,40 @@ def jobs_line() -> None:
           f"job); {counts.get('total')} jobs in all; snakemake -n {seconds:.1f} s")
 
 
+def rule_seconds(log: str) -> dict[str, float]:
+    """Per rule, the seconds its jobs ran (from the timestamp before a job's `jobid:` to its "Finished jobid:"
+    line in Snakemake's log; jobs running side by side both count)."""
+    started, seconds, now = {}, {}, None
+    for line in log.splitlines():
+        if stamp := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", line):
+            now = time.mktime(time.strptime(re.sub(" +", " ", stamp.group(1)), "%a %b %d %H:%M:%S %Y"))
+        elif job := re.match(r"\s+jobid: (\d+)", line):
+            started[job.group(1)] = now
+        elif done := re.match(r"Finished jobid: (\d+) \(Rule: (\w+)\)", line):
+            seconds[done.group(2)] = seconds.get(done.group(2), 0.0) + now - started[done.group(1)]
+    return seconds
+
+
+def pipeline_line() -> None:
+    """`snakemake all --cores 2` on a fresh clone of this checkout (its own src, empty caches, the installed
+    .venv linked): wall time and each rule's share of the job time."""
+    clone = Path(tempfile.mkdtemp(prefix="lyss-clone-"))
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
+    env = {**os.environ, "PYTHONPATH": str(clone / "src"), "LYSS_CACHE_DIR": str(clone / "cache"),
+           "DVC_NO_ANALYTICS": "1"}
+    start = time.perf_counter()
+    subprocess.run([str(clone / "bin/snakemake"), "all", "--cores", "2"], cwd=clone, check=True, env=env,
+                   capture_output=True)
+    wall = time.perf_counter() - start
+    seconds = rule_seconds(max((clone / ".snakemake/log").glob("*.log")).read_text())
+    total = sum(seconds.values())
+    shares = ", ".join(f"{rule} {100 * s / total:.0f}%" for rule, s in sorted(seconds.items(), key=lambda x: -x[1])
+                       if s / total >= 0.02)
+    print(f"demo pipeline on a fresh clone (installs present): {wall / 60:.1f} min (target ≤ 4 with installs); "
+          f"job time by rule: {shares}")
+
+
 def tmp_project() -> Path:
     """A copy of the workflow without results/, so that the dry run plans every job."""
     target = Path(tempfile.mkdtemp(prefix="lyss-bench-"))
@@ -99,12 +135,16 @@ def main() -> None:
     parser.add_argument("--warm-only", action="store_true",
                         help="no cold run: the caches under $BENCH_CACHE (a LYSS_CACHE_DIR an earlier run filled)")
     parser.add_argument("--repeats", type=int, default=1, help="warm runs (and sacrebleu runs), best of")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="also `snakemake all --cores 2` on a fresh clone (10-20 minutes on 2 shared cores)")
     args = parser.parse_args()
     subprocess.run(["uptime"])
     if not args.skip_jobs:
         jobs_line()
     if not args.skip_score:
         score_line(args.tsv, args.warm_only, args.repeats)
+    if args.pipeline:
+        pipeline_line()
     subprocess.run(["uptime"])  # the load at both ends: absolute seconds grow with it, ratios much less
 
 
