@@ -18,6 +18,7 @@ Each caveat is the share of entries showing a degenerate pattern, raised when it
                         reference too, and then says nothing about the output)
 """
 
+import copy
 import difflib
 
 import numpy as np
@@ -44,7 +45,10 @@ def near_copy(a: str, b: str, similarity: float) -> bool:
     """difflib's ratio of the casefolded, space-normalised strings reaches `similarity`. Its cheap upper
     bounds (lengths, then character counts) rule most pairs out first: ratio() alone took longer than
     sacrebleu's chrF and BLEU together on 1,002 segments."""
-    matcher = difflib.SequenceMatcher(None, _normal(a), _normal(b), autojunk=False)
+    a, b = _normal(a), _normal(b)
+    if a and b and 2.0 * min(len(a), len(b)) / (len(a) + len(b)) < similarity:  # real_quick_ratio, no matcher
+        return False
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return (matcher.real_quick_ratio() >= similarity and matcher.quick_ratio() >= similarity
             and matcher.ratio() >= similarity)
 
@@ -145,11 +149,31 @@ def wilson_interval(hits: float, n: int, z: float = 1.96) -> list[float]:
     return [round(float(centre - half), 6), round(float(centre + half), 6)]
 
 
+# The last flags computed: (what they read: sources, references, outputs, settings; the embeddings; the flags).
+# A run card checks the references' own flags and then its outputs', so `lyss score` asks for the references'
+# flags three times (the oracle's card twice, each system's card once) and the pipeline once per card.
+_LAST_FLAGS: list[tuple[tuple, dict, object, dict]] = []
+
+
 def entry_flags(entries: list[dict], predictions: list[str | None], settings: dict,
                 embeddings=None) -> dict[str, np.ndarray]:
     """Per caveat, a flag per entry (which entries show the pattern; NaN where a sampled check did not
     look). `embeddings` (`lyss.embed.embedders.Embeddings`, cached or in memory) enables misaligned_output; without
-    it that caveat is skipped (`skipped_caveats` says why) rather than loading a model."""
+    it that caveat is skipped (`skipped_caveats` says why) rather than loading a model. Flags of a recent call
+    whose inputs equal these (by value, against copies kept then; the same embeddings table) are reused; a caller
+    gets its own arrays."""
+    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(predictions))
+    flags = next((f for kept_read, kept_settings, kept_embeddings, f in _LAST_FLAGS
+                  if kept_read == read and kept_embeddings is embeddings and kept_settings == settings), None)
+    if flags is None:
+        flags = _entry_flags(entries, predictions, settings, embeddings)
+        _LAST_FLAGS.append((read, copy.deepcopy(settings), embeddings, flags))
+        del _LAST_FLAGS[:-2]
+    return {caveat: values.copy() for caveat, values in flags.items()}
+
+
+def _entry_flags(entries: list[dict], predictions: list[str | None], settings: dict,
+                 embeddings) -> dict[str, np.ndarray]:
     outputs = [p or "" for p in predictions]
     ratios = _length_ratios(entries, outputs)
     flags = {

@@ -17,12 +17,12 @@ import regex
 
 from lyss.embed.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
-from lyss.metrics import langid
+from lyss.metrics import langid, lookups
 from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.names import Counterparts, looks_like_name
 from lyss.metrics.rates import rate_result
-from lyss.text import NON_LINGUISTIC, has_content, sentences, words
+from lyss.text import NON_LINGUISTIC, has_content, sentences, tokenisation_settings, words
 from lyss.translate.hooks import PLACEHOLDER
 
 # After these a capital letter starts a quotation or a clause, not a name.
@@ -57,22 +57,40 @@ def name_like(word: str, sentence_initial: bool) -> bool:
             or PREFIXED_NAME.match(word) is not None)
 
 
-def words_with_position(text: str | None, card: dict) -> list[tuple[str, bool]]:
+def words_with_position(text: str | None, card: dict) -> tuple[tuple[str, bool], ...]:
     """(word, starts its sentence, a quotation or a clause after a colon) for every word of `text`."""
+    return _words_with_position(text or "", *tokenisation_settings(card))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words_with_position(text: str, joiners: tuple[str, ...], extra: str) -> tuple[tuple[str, bool], ...]:
+    """`words_with_position`, remembered per text and tokenisation (as `lyss.text.words`): the oracle check and
+    the systems read the same sources, and the two metrics of this module the same outputs (a tuple, so no
+    caller changes the kept copy)."""
+    card = {"word_tokenisation": {"joiners": list(joiners), "extra_letters": list(extra)}}
     out = []
-    for sentence in sentences(text or ""):
+    for sentence in sentences(text):
         for piece in CLAUSE_START.split(NON_LINGUISTIC.sub(" ", sentence)):
             out.extend((w, i == 0) for i, w in enumerate(words(piece, card)))
-    return out
+    return tuple(out)
 
 
 def wordfreq_language(code: str, card: dict) -> str | None:
     """The wordfreq list for a language: the card's `code_switching.wordfreq`, else the ISO 639-1 code of
     its ISO 639-3 code; None when wordfreq has no such list."""
-    import wordfreq
-
     short = (card.get("code_switching") or {}).get("wordfreq") or _iso639_1(code)
-    return short if short in wordfreq.available_languages() and _list_usable(short) else None
+    return short if short in _wordfreq_lists() and _list_usable(short) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _wordfreq_lists() -> frozenset[str]:
+    """The languages wordfreq has a list for, from the lookup store once asked (importing wordfreq: 0.3 s)."""
+    answers = lookups.store(f"{_wordfreq()} lists")
+    if answers.get("available") is None:
+        import wordfreq
+
+        answers.put("available", sorted(wordfreq.available_languages()))
+    return frozenset(answers.get("available"))
 
 
 @functools.lru_cache(maxsize=64)
@@ -96,9 +114,14 @@ def script_of(word: str, scripts) -> set[str]:
     return {s for s in scripts if regex.search(rf"\p{{sc={s}}}", word)}
 
 
-def ordinary_words(text: str, card: dict) -> list[str]:
+def ordinary_words(text: str, card: dict) -> tuple[str, ...]:
     """Casefolded words of `text` that are not in name position (see `name_like`)."""
-    return [w.casefold() for w, initial in words_with_position(text, card) if not name_like(w, initial)]
+    return _ordinary_words(text or "", *tokenisation_settings(card))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ordinary_words(text: str, joiners: tuple[str, ...], extra: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w, initial in _words_with_position(text, joiners, extra) if not name_like(w, initial))
 
 
 def corpus_target_words(entries: list[dict], source_card: dict, target_card: dict, margin: float) -> set[str]:
@@ -106,11 +129,21 @@ def corpus_target_words(entries: list[dict], source_card: dict, target_card: dic
     less often than its sources do: the corpus as a word list of both languages. A language without a
     wordfreq list is measured against what its human translators wrote, while English that slipped into
     a few references ("the" 3 times in 200 Yoruba references, 426 times in their sources) stays English."""
-    source_counts = Counter(w for e in entries for w in ordinary_words(e["source"], source_card))
-    reference_counts = Counter(w for e in entries for w in ordinary_words(e.get("reference") or "", target_card))
+    sources, references = tuple(e["source"] for e in entries), tuple(e.get("reference") or "" for e in entries)
+    return set(_corpus_target_words(sources, references, tokenisation_settings(source_card),
+                                    tokenisation_settings(target_card), margin))
+
+
+@functools.lru_cache(maxsize=4)
+def _corpus_target_words(sources: tuple[str, ...], references: tuple[str, ...], source_tokens: tuple,
+                         target_tokens: tuple, margin: float) -> frozenset[str]:
+    """`corpus_target_words` of the texts and tokenisations it reads, remembered: the oracle check and every
+    system of one run read the same corpus."""
+    source_counts = Counter(w for text in sources for w in _ordinary_words(text, *source_tokens))
+    reference_counts = Counter(w for text in references for w in _ordinary_words(text, *target_tokens))
     n_source, n_reference = sum(source_counts.values()) or 1, sum(reference_counts.values()) or 1
-    return {w for w, count in reference_counts.items()
-            if source_counts[w] / n_source < 10 ** margin * count / n_reference}
+    return frozenset(w for w, count in reference_counts.items()
+                     if source_counts[w] / n_source < 10 ** margin * count / n_reference)
 
 
 class CodeSwitchingRate:
@@ -221,6 +254,7 @@ class CodeSwitchingRate:
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
         signature = ((f"langid:{langid.identifier_version()}|" if detector is not None else "")
                      + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
+        lookups.flush_all()
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched}, signature=signature)
 
@@ -245,12 +279,25 @@ def _no_identifier(source: str, target: str, asked: bool) -> str:
     return f"lingua has no model for {', '.join(map(repr, missing))}" if missing else "same language"
 
 
+@functools.lru_cache(maxsize=1)
+def _wordfreq() -> str:
+    """`wordfreq <version>`: its lists ship inside the package, so the version names the answers."""
+    return f"wordfreq {metadata.version('wordfreq')}"
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def zipf_frequency(word: str, wordlist: str) -> float:
-    """wordfreq's Zipf frequency, remembered per word and list (wordfreq tokenises the word on every call)."""
-    from wordfreq import zipf_frequency as lookup
+    """wordfreq's Zipf frequency, remembered per word and list (wordfreq tokenises the word on every call), in
+    the process and in the lookup store (`lyss.metrics.lookups`: wordfreq and its lists are loaded only for a
+    word never asked about before)."""
+    answers = lookups.store(f"{_wordfreq()} zipf {wordlist}")
+    value = answers.get(word)
+    if value is None:
+        from wordfreq import zipf_frequency as lookup
 
-    return lookup(word, wordlist)
+        value = lookup(word, wordlist)
+        answers.put(word, value)
+    return value
 
 
 def _card_note(card: dict) -> str:
@@ -279,10 +326,13 @@ def urls(text: str) -> list[str]:
     return [u.rstrip(TRAILING).casefold() for u in URL.findall(text)]
 
 
-def _sentence_units(sentence: str) -> tuple[list[str], list[str], list[str]]:
-    """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs)."""
+@functools.lru_cache(maxsize=1 << 16)
+def _sentence_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs); remembered,
+    as the oracle check and every system read the same sources and references."""
     rest = URL.sub(" ", PLACEHOLDER.sub(" ", sentence))
-    return PLACEHOLDER.findall(sentence), urls(sentence), [digits(m) for m in NUMBER.findall(rest)]
+    return (tuple(PLACEHOLDER.findall(sentence)), tuple(urls(sentence)),
+            tuple(digits(m) for m in NUMBER.findall(rest)))
 
 
 class HallucinationRate:

@@ -18,6 +18,7 @@ post-processed mean, the raw one is in the details. `repair_effectiveness` is Σ
 they are quality gates, not quality scores (spec §2.5).
 """
 
+import copy
 from collections import Counter
 
 import numpy as np
@@ -107,12 +108,30 @@ def double_pass(data: ScoringInput) -> dict:
     """Per-entry index and violations on the raw and on the post-processed output, plus component means."""
     out = {}
     for name, outputs in (("raw", data.raw_predictions), ("post_processed", data.predictions)):
-        checked = [check_entry(e, p, data.target_card) for e, p in zip(data.entries, outputs, strict=True)]
+        checked = _checked(data.entries, outputs, data.target_card)
         components = {k: np.array([c[k] for c, _ in checked], dtype=float) for k in WEIGHTS}
         out[name] = {"index": sum(w * components[k] for k, w in WEIGHTS.items()),
                      "violations": np.array([v for _, v in checked], dtype=float),
                      "components": {k: round(float(v.mean()), 6) for k, v in components.items()}}
     return out
+
+
+# The last checks computed: (what they read: sources and references, outputs, card; the checks), most recent last.
+# Both metrics of this module run the double pass on the same data, and where nothing post-processes the output
+# (`lyss score`) the raw and post-processed outputs are the same lines: one computation serves all four passes.
+_LAST_CHECKS: list[tuple[tuple, dict, list]] = []
+
+
+def _checked(entries: list[dict], outputs: list, card: dict) -> list[tuple[dict, int]]:
+    """`check_entry` of every output, reused when what it reads (each entry's source and reference, the outputs,
+    the card) equals a recent call's, compared by value against copies kept then; a caller gets its own list."""
+    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(outputs))
+    checked = next((c for kept_read, kept_card, c in _LAST_CHECKS if kept_read == read and kept_card == card), None)
+    if checked is None:
+        checked = [check_entry(e, p, card) for e, p in zip(entries, outputs, strict=True)]
+        _LAST_CHECKS.append((read, copy.deepcopy(card), checked))
+        del _LAST_CHECKS[:-2]
+    return [(dict(components), violations) for components, violations in checked]
 
 
 def _quote_note(card: dict) -> str:

@@ -8,7 +8,8 @@ each word alone ("no", "hotel", "die" are words of several languages; Yoruba "or
 "ore" to a word list). Only the pair's two languages are
 loaded (`LanguageDetectorBuilder.from_languages`), so the question asked is the one the metric has ("source
 or target?") and loading costs two models, not 75. Detectors are built on first use and kept for the process:
-`lyss score` and every rule job pay for a pair once.
+`lyss score` and every rule job pay for a pair once, and only for words and texts that no process read before
+(the answers are kept on disk: `lyss.metrics.lookups`).
 
 A pair that lingua does not cover (Hausa, Amharic, Northern Sami, Cree…) has no identifier here, and the
 metric keeps its word-list rules (`lyss.metrics.behavioural.CodeSwitchingRate`).
@@ -16,6 +17,8 @@ metric keeps its word-list rules (`lyss.metrics.behavioural.CodeSwitchingRate`).
 
 import functools
 from importlib import metadata
+
+from lyss.metrics import lookups
 
 PACKAGE = "lingua-language-detector"
 
@@ -42,7 +45,7 @@ def lingua_language(code: str):
 @functools.lru_cache(maxsize=16)
 def pair_detector(source: str, target: str):
     """A detector that tells `source` from `target` (ISO 639-3), or None when lingua is not installed or
-    knows one of them not. Built once per process and pair."""
+    knows one of them not. Built once per process and pair; its models load on its first question."""
     if identifier_version() is None or source == target:
         return None
     languages = (lingua_language(source), lingua_language(target))
@@ -50,32 +53,49 @@ def pair_detector(source: str, target: str):
         return None
     from lingua import LanguageDetectorBuilder
 
-    return LanguageDetectorBuilder.from_languages(*languages).build()
+    detector = LanguageDetectorBuilder.from_languages(*languages).build()
+    _PAIRS[detector] = (source, target)
+    return detector
 
 
-# Per (detector, source language): the confidence of every word read so far. A word's confidence does not
-# depend on the words read beside it, and the oracle check reads the references' words, most of which the
-# outputs share. Keyed by the detector itself (pair_detector keeps at most 16 for the process).
-_CONFIDENCE: dict[tuple[object, str], dict[str, float]] = {}
+# The pair each detector of `pair_detector` tells apart: its answers depend on the pair, and are stored under it.
+_PAIRS: dict[object, tuple[str, str]] = {}
+
+
+def _answers(detector, source: str, question: str) -> lookups.LookupStore:
+    """The lookup store (lyss.metrics.lookups) of `question` asked of `detector` about `source`: answers
+    already given in this process or stored by an earlier one, so that words and texts read before need no
+    model loaded."""
+    pair = "-".join(sorted(_PAIRS[detector]))
+    return lookups.store(f"{identifier_version()} {question} {source} among {pair}")
 
 
 def alone_source_words(detector, source: str, words: set[str]) -> set[str]:
     """The words that the detector, reading each alone, gives the source language with confidence above
-    one half (of the pair). One parallel call over the distinct words not read before in this process."""
-    known = _CONFIDENCE.setdefault((detector, source), {})
-    new = sorted(w for w in words if w not in known)
+    one half (of the pair). One parallel call over the distinct words not read before. A word's reading does
+    not depend on the words read beside it, and the oracle check reads the references' words, most of which
+    the outputs share. `detector` comes from `pair_detector`."""
+    answers = _answers(detector, source, "alone")
+    new = sorted(w for w in words if answers.get(w) is None)
     if new:
-        known.update(zip(new, detector.compute_language_confidence_in_parallel(new, lingua_language(source)),
-                         strict=True))
-    return {w for w in words if known[w] > 0.5}
+        confidences = detector.compute_language_confidence_in_parallel(new, lingua_language(source))
+        for word, confidence in zip(new, confidences, strict=True):
+            answers.put(word, confidence > 0.5)
+        answers.flush()
+    return {w for w in words if answers.get(w)}
 
 
 def context_source_words(detector, source: str, texts: list[str], tokenise) -> list[set[str]]:
     """For each text, the casefolded words (cut by `tokenise`) inside the spans that
-    `detect_multiple_languages_of` assigns to the source language. One parallel call over the texts.
-    Spans can run past a switch: in "Ọmọ náà ń sùn very peacefully lónìí." the English span also takes the
-    Yoruba "lónìí", which alone is Yoruba; the metric asks for both readings."""
-    language = lingua_language(source)
-    return [{w.casefold() for r in results if r.language == language
-             for w in tokenise(text[r.start_index:r.end_index])}
-            for text, results in zip(texts, detector.detect_multiple_languages_in_parallel_of(texts), strict=True)]
+    `detect_multiple_languages_of` assigns to the source language. One parallel call over the texts not
+    read before (the spans of a text are its own). Spans can run past a switch: in "Ọmọ náà ń sùn very
+    peacefully lónìí." the English span also takes the Yoruba "lónìí", which alone is Yoruba; the metric
+    asks for both readings."""
+    answers = _answers(detector, source, "source spans")
+    new = [t for t in dict.fromkeys(texts) if answers.get(t) is None]
+    if new:
+        language = lingua_language(source)
+        for text, results in zip(new, detector.detect_multiple_languages_in_parallel_of(new), strict=True):
+            answers.put(text, [[r.start_index, r.end_index] for r in results if r.language == language])
+        answers.flush()
+    return [{w.casefold() for start, end in answers.get(text) for w in tokenise(text[start:end])} for text in texts]

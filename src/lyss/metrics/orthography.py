@@ -50,6 +50,7 @@ import yaml
 
 from lyss.errors import InputError
 from lyss.languages import card_schema, cldr_locale
+from lyss.metrics import lookups
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.behavioural import wordfreq_language, zipf_frequency
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
@@ -227,9 +228,7 @@ class _Spacing:
     def _zipf(self, word: str) -> float:
         if self.lexicon.wordlist is None:
             return 0.0
-        import wordfreq
-
-        return wordfreq.zipf_frequency(word, self.lexicon.wordlist)
+        return zipf_frequency(word, self.lexicon.wordlist)
 
     def _unknown(self, word: str) -> bool:
         return word not in self.lexicon.forms and self._zipf(word) == 0
@@ -305,6 +304,7 @@ class OrthographicAccuracy:
                    "most_frequent_misspelt": most_frequent(bad, SHOWN)}
         if rules:
             details["ruleset"] = checks["rule_set"]
+        lookups.flush_all()
         return rate_result(self.id, hits, totals, details=details)
 
     @staticmethod

