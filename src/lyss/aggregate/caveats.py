@@ -18,12 +18,12 @@ Each caveat is the share of entries showing a degenerate pattern, raised when it
                         reference too, and then says nothing about the output)
 """
 
-import copy
 import difflib
 
 import numpy as np
 
 from lyss.embed.embedders import unit_rows
+from lyss.recent import RecentResults
 from lyss.text import has_content
 
 MESSAGES = {
@@ -149,10 +149,9 @@ def wilson_interval(hits: float, n: int, z: float = 1.96) -> list[float]:
     return [round(float(centre - half), 6), round(float(centre + half), 6)]
 
 
-# The last flags computed: (what they read: sources, references, outputs, settings; the embeddings; the flags).
 # A run card checks the references' own flags and then its outputs', so `lyss score` asks for the references'
 # flags three times (the oracle's card twice, each system's card once) and the pipeline once per card.
-_LAST_FLAGS: list[tuple[tuple, dict, object, dict]] = []
+_LAST_FLAGS = RecentResults(2)
 
 
 def entry_flags(entries: list[dict], predictions: list[str | None], settings: dict,
@@ -160,15 +159,10 @@ def entry_flags(entries: list[dict], predictions: list[str | None], settings: di
     """Per caveat, a flag per entry (which entries show the pattern; NaN where a sampled check did not
     look). `embeddings` (`lyss.embed.embedders.Embeddings`, cached or in memory) enables misaligned_output; without
     it that caveat is skipped (`skipped_caveats` says why) rather than loading a model. Flags of a recent call
-    whose inputs equal these (by value, against copies kept then; the same embeddings table) are reused; a caller
-    gets its own arrays."""
-    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(predictions))
-    flags = next((f for kept_read, kept_settings, kept_embeddings, f in _LAST_FLAGS
-                  if kept_read == read and kept_embeddings is embeddings and kept_settings == settings), None)
-    if flags is None:
-        flags = _entry_flags(entries, predictions, settings, embeddings)
-        _LAST_FLAGS.append((read, copy.deepcopy(settings), embeddings, flags))
-        del _LAST_FLAGS[:-2]
+    that read the same (`lyss.recent`: texts and settings by value, the same embeddings table) are reused; a
+    caller gets its own arrays."""
+    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(predictions), settings)
+    flags = _LAST_FLAGS.get(read, lambda: _entry_flags(entries, predictions, settings, embeddings), same=(embeddings,))
     return {caveat: values.copy() for caveat, values in flags.items()}
 
 

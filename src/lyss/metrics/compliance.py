@@ -18,7 +18,6 @@ post-processed mean, the raw one is in the details. `repair_effectiveness` is Σ
 they are quality gates, not quality scores (spec §2.5).
 """
 
-import copy
 from collections import Counter
 
 import numpy as np
@@ -26,6 +25,7 @@ import regex
 
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.rates import rate_result
+from lyss.recent import RecentResults
 from lyss.text import NON_LINGUISTIC, has_content, sentences, words
 from lyss.translate.hooks import (
     DOUBLE_QUOTES,
@@ -116,21 +116,16 @@ def double_pass(data: ScoringInput) -> dict:
     return out
 
 
-# The last checks computed: (what they read: sources and references, outputs, card; the checks), most recent last.
 # Both metrics of this module run the double pass on the same data, and where nothing post-processes the output
 # (`lyss score`) the raw and post-processed outputs are the same lines: one computation serves all four passes.
-_LAST_CHECKS: list[tuple[tuple, dict, list]] = []
+_LAST_CHECKS = RecentResults(2)
 
 
 def _checked(entries: list[dict], outputs: list, card: dict) -> list[tuple[dict, int]]:
     """`check_entry` of every output, reused when what it reads (each entry's source and reference, the outputs,
-    the card) equals a recent call's, compared by value against copies kept then; a caller gets its own list."""
-    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(outputs))
-    checked = next((c for kept_read, kept_card, c in _LAST_CHECKS if kept_read == read and kept_card == card), None)
-    if checked is None:
-        checked = [check_entry(e, p, card) for e, p in zip(entries, outputs, strict=True)]
-        _LAST_CHECKS.append((read, copy.deepcopy(card), checked))
-        del _LAST_CHECKS[:-2]
+    the card) equals a recent call's (`lyss.recent`); a caller gets its own list."""
+    read = (tuple((e["source"], e["reference"]) for e in entries), tuple(outputs), card)
+    checked = _LAST_CHECKS.get(read, lambda: [check_entry(e, p, card) for e, p in zip(entries, outputs, strict=True)])
     return [(dict(components), violations) for components, violations in checked]
 
 
