@@ -39,7 +39,6 @@ import pickle
 import sys
 import time
 from dataclasses import replace
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -65,10 +64,10 @@ from lyss.evidence.correlate import (
 )
 from lyss.evidence.dataset import compared_metrics, composite_statistic, oriented_statistic, rated_statistics
 from lyss.evidence.orientation import COMPOSITE, direction_of, oriented
+from lyss.evidence.raters import rater_verdict
 from lyss.evidence.weights import FoldError, cross_validate, metric_spread, rated_rows
-from lyss.metrics.base import ScoringInput, ratio_of_sums
-from lyss.significance import best_cluster, compare_methods, compare_pairs
-from lyss.stats import CorpusStatistic
+from lyss.metrics.base import ScoringInput
+from lyss.significance import best_cluster, compare_methods
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "chrf_plus_plus"
@@ -257,29 +256,29 @@ def against_baseline(data: ScoreData, options: CorrelationOptions) -> dict[str, 
 
 
 def verdict_check(dataset: dict, scored: dict, settings: dict) -> dict:
-    """The ★ by the leaderboard's paired tests, and the systems the raters significantly prefer to it."""
+    """The ★ by the leaderboard's paired tests, the systems the raters significantly prefer to it (the evidence
+    stage's raters' table, lyss.evidence.raters), and the mark the leaderboard shows: ☆ where they do."""
     stats = settings["stats"]
     block = compare_methods(scored["results"], scored["weights"], scored["normalisation"],
                             n_bootstrap=stats["bootstrap_resamples"], n_trials=1000, seed=stats["seed"],
                             alpha=stats["alpha"])
     cluster = best_cluster(block)
     star = cluster["best"]
-    people = {s: {"human": CorpusStatistic(np.column_stack([h, np.ones(len(h))]), ratio_of_sums)}
-              for s, h in dataset["human"].items()}
-    tests = compare_pairs(people, list(combinations(dataset["systems"], 2)), n_bootstrap=stats["bootstrap_resamples"],
-                          seed=stats["seed"], alpha=stats["alpha"], with_ar=False)
-    preferred = [{"system": r["system"] if r["baseline"] == star else r["baseline"],
-                  "human_delta": abs(r["delta"]), "ci": sorted([abs(r["ci_lower"]), abs(r["ci_upper"])]),
-                  "p_holm": r["p_bs_holm"]}
-                 for r in tests if star in (r["baseline"], r["system"]) and r["significant"]
-                 and (r["delta"] > 0) == (r["baseline"] == star)]
-    means = {s: float(h.mean()) for s, h in dataset["human"].items()}
-    composite = {s: block["scores"][s].get("composite") for s in dataset["systems"]}
-    rank = {s: k + 1 for k, s in enumerate(sorted(means, key=means.get, reverse=True))}
+    systems = dataset["systems"]
+    items = [e["id"] for e in dataset["entries"]]
+    raters = rater_verdict(dataset["name"], [s for s in systems for _ in items], items * len(systems),
+                           np.concatenate([dataset["human"][s] for s in systems]),
+                           resamples=stats["bootstrap_resamples"], seed=stats["seed"], alpha=stats["alpha"])
+    preferred = [{"system": p["better"], "human_delta": p["delta"], "ci": p["ci"], "p_holm": p["p_holm"]}
+                 for p in raters["preferred"] if p["worse"] == star]
+    means = {s: v["mean"] for s, v in raters["methods"].items()}
+    composite = {s: block["scores"][s].get("composite") for s in systems}
+    rank = {s: v["rank"] for s, v in raters["methods"].items()}
     composite_rank = {s: k + 1 for k, s in enumerate(sorted(composite, key=lambda s: -(composite[s] or 0)))}
     return {"star": star, "significantly_best": cluster["methods"] == [star], "human_rank_of_star": rank.get(star),
-            "raters_prefer": preferred, "contradicted": bool(preferred), "human_rank": rank,
-            "composite_rank": composite_rank, "human_mean": means, "composite": composite}
+            "raters_prefer": preferred, "contradicted": bool(preferred), "mark": "☆" if preferred else "★",
+            "human_rank": rank, "composite_rank": composite_rank, "human_mean": means, "composite": composite,
+            "raters_significant_pairs": len(raters["preferred"])}
 
 
 def weight_check(data: ScoreData, columns: dict, scored: dict, settings: dict, seed: int) -> dict:
@@ -352,9 +351,11 @@ def print_report(report: dict) -> None:
     v = report["verdict"]
     prefer = "; ".join(f"{p['system']} by {p['human_delta']:.2f} [{p['ci'][0]:.2f}, {p['ci'][1]:.2f}] "
                        f"(Holm p {p['p_holm']:.3g})" for p in v["raters_prefer"]) or "none"
-    print(f"- ★ {v['star']} ({'significantly best' if v['significantly_best'] else 'not significantly best'}); "
+    best = "significantly best" if v["significantly_best"] else "not significantly best"
+    print(f"- best composite {v['star']} ({best}); "
           f"raters rank it {v['human_rank_of_star']} of {report['systems']}; systems the raters significantly "
-          f"prefer to it: {prefer}")
+          f"prefer to it: {prefer}; the leaderboard shows {v['mark']} "
+          f"({v['raters_significant_pairs']} significant pairs among the raters)")
     print("- ranks (human / composite): " + ", ".join(
         f"{s} {v['human_rank'][s]}/{v['composite_rank'][s]}" for s in sorted(v["human_rank"], key=v["human_rank"].get)))
     w = report["weights"]

@@ -166,6 +166,18 @@ def test_compare_text_table_with_composite(files, capsys):
     assert str(paths["a"].parent) not in out and "a (baseline)" in out
 
 
+def test_compare_warns_when_n_is_too_few_for_holm(files, capsys):
+    """Two comparisons against the baseline: the smallest p of N resamples is 1/(N + 1), doubled by Holm, so
+    --n 20 (2/21 = 0.095 > 0.05) can never show a significant difference; 2·2/0.05 − 1 = 79 resamples can."""
+    paths, _, common = files
+    argv = ["compare", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], paths["b"], paths["c"],
+            "-l", "eng-spa", "--metrics", "chrf_plus_plus", "--json", *common]
+    code, _, err = run(capsys, *argv, "--n", "20")
+    assert code == 0 and "--n 20 is too few for 2 comparisons" in err and "use at least 79" in err
+    code, _, err = run(capsys, *argv, "--n", "79")
+    assert code == 0 and "too few" not in err
+
+
 @pytest.mark.parametrize("problem,expected", [
     ("short", "has 119 lines but"),
     ("empty", "file is empty"),

@@ -194,3 +194,22 @@ def test_metric_files_over_different_entries_are_refused(tmp_path):
     paths += _write(tmp_path, refs, {"b": hyps["b"]}, ids=[f"x{i}" for i in range(10)])
     with pytest.raises(InputError, match="differ from those of"):
         load_method_results(paths)
+
+
+def test_thirteen_systems_get_enough_resamples_for_holm():
+    """78 pairs: 1,000 resamples give p ≥ 1/1001, which Holm multiplies by 78 (0.078 > α), so no pair could be
+    significant; the stage raises the resamples to 2·78/0.05 − 1 = 3,119 and a clear difference is found."""
+    refs, hyps = systems(n=80, seed=3)
+    rng = random.Random(7)
+    per_method = {}
+    for k in range(13):
+        rate = 0.05 if k == 0 else 0.6
+        hyp = [" ".join(w if rng.random() >= rate else rng.choice(WORDS) for w in r.split()) for r in refs]
+        per_method[f"s{k:02d}"] = score(refs, hyp)
+    block = compare_methods(per_method, WEIGHTS, NORMALISATION, n_bootstrap=1000, n_trials=2000, seed=1)
+    assert block["settings"]["n_bootstrap"] == 3119 and block["settings"]["n_trials"] == 3119
+    chrf = [r for r in block["comparisons"] if r["metric"] == "chrf_plus_plus"]
+    assert len(chrf) == 78
+    clear = [r for r in chrf if r["baseline"] == "s00"]
+    assert all(r["significant"] for r in clear)
+    assert min(r["p_bs_holm"] for r in chrf) <= 78 / 3120

@@ -131,6 +131,19 @@ def test_group_by_item_averages_per_item_statistics():
     assert stats["kendall"][0] == pytest.approx(np.mean([kendalltau(human[b], metric[b])[0] for b in blocks]))
 
 
+def test_swapped_evaluation_is_the_evaluation_of_the_swapped_values():
+    rng = np.random.default_rng(8)
+    items = [f"i{k}" for k in range(9) for _ in range(5)]
+    human = rng.integers(0, 3, 45).astype(float)
+    a, b = np.round(rng.normal(size=45), 1), np.round(rng.normal(size=45), 1)
+    data = _table(human, {"a": a}, systems=[f"s{k}" for _ in range(9) for k in range(5)], items=items)
+    level = SegmentLevel(data, CorrelationOptions(group_by_item=True, statistics=("kendall", "pearson")))
+    swap = rng.integers(0, 2, size=(40, 45)).astype(bool)
+    got, expected = level.evaluate_swapped(a, b, swap), level.evaluate(np.where(swap, b, a))
+    assert list(got) == ["kendall", "pearson"]
+    assert all(got[k].tobytes() == expected[k].tobytes() for k in expected)
+
+
 def test_bootstrap_counts_evaluate_like_explicit_resamples():
     human, metric, _ = _random_case(seed=6, n=30)
     data = _table(human, {"m": metric})
@@ -266,6 +279,32 @@ def test_lean_kendall_equals_scipy_with_ties():
                 assert np.isnan(got[b, g])
             else:
                 assert got[b, g] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed,ties", [(3, True), (4, False)])
+def test_swapped_kendall_equals_scipy_and_the_lean_path_to_the_bit(seed, ties):
+    """The permutation test's shortcut: τ per item of the grids with a and b swapped where the mask says,
+    against scipy on each swapped grid, and byte for byte against kendall_tau_b on np.where(swap, b, a)."""
+    from lyss.stats.correlation import kendall_tau_b, swapped_kendall_tau_b
+
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 4, size=(11, 6)).astype(float)
+    if ties:
+        a, b = (rng.integers(0, 4, size=(11, 6)).astype(float) for _ in range(2))
+        a[0], b[0] = 2.0, 2.0  # an item where the metric is constant whatever the mask: τ undefined
+    else:
+        a, b = rng.standard_normal((11, 6)), rng.standard_normal((11, 6))
+    swap = rng.integers(0, 2, size=(25, 11, 6)).astype(bool)
+    got = swapped_kendall_tau_b(human, a, b, swap)
+    swapped = np.where(swap, b, a)
+    assert got.tobytes() == kendall_tau_b(human, swapped).tobytes()
+    for k in range(25):
+        for g in range(11):
+            expected = kendalltau(human[g], swapped[k, g], variant="b")[0]
+            if np.isnan(expected):
+                assert np.isnan(got[k, g])
+            else:
+                assert got[k, g] == pytest.approx(expected, abs=1e-12)
 
 
 def test_swap_mask_matrix_is_the_swap_masks_stream():

@@ -47,7 +47,7 @@ def aggregate_run(files: RunFiles, method: str, settings: "CardSettings") -> dic
     """Build, validate and write the run card of `method` (a name under params.yaml `methods`) on one dataset;
     `settings`: lyss.settings.Settings (its `languages_dir` and `embeddings.backend` too)."""
     from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card
-    from lyss.aggregate.validation_status import load_evidence
+    from lyss.aggregate.validation_status import load_evidence, load_raters
     from lyss.embed.embedders import embeddings_from_files
     from lyss.io import iter_jsonl, read_json, write_json_atomic
     from lyss.languages import load_cards
@@ -73,6 +73,7 @@ def aggregate_run(files: RunFiles, method: str, settings: "CardSettings") -> dic
         embeddings=embeddings,
         evidence=load_evidence(files.evidence, dataset["language_pair"]),
         review=read_json(files.review[0]) if files.review else None,
+        raters=load_raters(files.evidence, dataset["id"]),
     ))
     write_json_atomic(files.out, card)
     return card

@@ -30,7 +30,7 @@ from lyss.aggregate.runcard import (
     validate_run_card,
     withheld_values,
 )
-from lyss.aggregate.validation_status import tier_review, tier_status, validation_status
+from lyss.aggregate.validation_status import rater_block, tier_review, tier_status, validation_status
 from lyss.languages import card_provenance, provenance_warning
 from lyss.metrics.base import MetricResult
 
@@ -93,7 +93,8 @@ class CardInput:
     """Everything a run card is made from. `reference_results`: the same metrics on the references scored as
     a system (the oracle, docs/oracle.md); `cards`: the language card of each code of `dataset` (None: no
     card); `evidence`: the metric–human studies of the language pair (lyss.aggregate.validation_status);
-    `review`: the dataset's community verdict (lyss.review), or None; `intervals`: one of INTERVALS."""
+    `review`: the dataset's community verdict (lyss.review), or None; `raters`: the raters' table of this
+    dataset (lyss.evidence.raters), or None; `intervals`: one of INTERVALS."""
 
     dataset: Dataset
     method: Method
@@ -106,6 +107,7 @@ class CardInput:
     embeddings: object = None
     evidence: Sequence[dict] = ()
     review: Mapping | None = None
+    raters: Mapping | None = None
     intervals: str = "card"
 
 
@@ -138,7 +140,8 @@ def _fingerprint(run: CardInput, evidence: list[dict]) -> dict:
     shaping = {"method": plain(run.method.config), "metrics": sorted(run.results),
                "composite": plain(raw["composite"]), "oracle": plain(raw.get("oracle", {})),
                "priced": _priced(run), "tiers": plain(raw["tiers"]), "caveats": plain(raw["caveats"]),
-               "stats": plain(raw["stats"]), "evidence": evidence, "review": plain(run.review)}
+               "stats": plain(raw["stats"]), "evidence": evidence, "review": plain(run.review),
+               "raters": plain(run.raters)}
     return run_fingerprint(run.dataset.fingerprint, shaping)
 
 
@@ -218,6 +221,7 @@ def build_card(run: CardInput) -> dict:
         "validation_status": validation,
         "tier_status": tier_status(validation),
         "tier_review": tier_review(scores["quality_tier"], method.name, plain(run.review), tiers),
+        "raters": rater_block(plain(run.raters), method.name),
         "signatures": {k: r.signature for k, r in sorted(results.items()) if r.signature},
         "metric_details": {k: r.details for k, r in sorted(results.items()) if r.details},
         "null_reasons": reasons,

@@ -15,6 +15,10 @@ with a review that meets the same bar, a tier is `confirmed` when the speakers' 
 with what the tier claims (deployable and above claim usable output, the tiers below claim it is not) and
 `overturned` when it does not; without one, a tier of deployable or above is only a "candidate for review"
 (spec §5: no method may claim deployable or above on automatic metrics alone).
+
+Where the dataset itself is rated (`results/evidence/<d>/raters.json`, lyss.evidence.raters), the card also
+carries the raters' verdict on its method: its mean and rank among the rated methods and the methods they
+significantly prefer to it, which the leaderboard weighs against its ★.
 """
 
 from pathlib import Path
@@ -25,6 +29,7 @@ STATUSES = ("validated", "contradicted", "evidence", "unvalidated", "invalid her
 # Spec §5: the lowest tier that claims usable output, and so needs the speakers' confirmation.
 REVIEWED_FROM = "deployable"
 EVIDENCE_FILE = "evidence.json"
+RATERS_FILE = "raters.json"
 
 
 def load_evidence(dirs, language_pair: str) -> list[dict]:
@@ -38,6 +43,28 @@ def load_evidence(dirs, language_pair: str) -> list[dict]:
             if block.get("language_pair") == language_pair:
                 found.append(block)
     return found
+
+
+def load_raters(dirs, dataset: str) -> dict | None:
+    """The raters' table of `dataset` itself among the given study folders (those of other datasets in the
+    pair rated other outputs), or None."""
+    for folder in dirs:
+        path = Path(folder) / RATERS_FILE
+        if path.exists():
+            table = read_json(path)
+            if table.get("dataset") == dataset:
+                return table
+    return None
+
+
+def rater_block(raters: dict | None, method: str) -> dict | None:
+    """The card's `raters`: the method's mean and rank among the rated methods, and the methods the raters
+    significantly prefer to it; None when the dataset has no raters' table or they did not rate this method."""
+    if not raters or method not in raters["methods"]:
+        return None
+    return {**raters["methods"][method], "items": raters["items"], "rated_methods": len(raters["methods"]),
+            "preferred_to_it": [{"method": p["better"], "delta": p["delta"], "ci": p["ci"], "p_holm": p["p_holm"]}
+                                for p in raters["preferred"] if p["worse"] == method]}
 
 
 def contradicts(study: dict) -> bool:

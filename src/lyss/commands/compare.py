@@ -27,6 +27,7 @@ from lyss.commands.score_options import Once, add_common_arguments, metric_names
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
+from lyss.stats import holm_resolvable
 
 JSON_KEYS = ("system", "file", "metric", "score", "baseline_score", "delta", "ci_lo", "ci_hi", "p_value",
              "p_holm")
@@ -124,7 +125,13 @@ def run(args: argparse.Namespace) -> int:
     for note in coverage_notes(statistics, metrics):
         notes.note(note)
     seed = stats["seed"] if args.seed is None else args.seed
-    n = args.n or (stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"])
+    pairs = len(names) - 1
+    n = args.n or holm_resolvable(stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"],
+                                  pairs, stats["alpha"])
+    if n < holm_resolvable(n, pairs, stats["alpha"]):
+        notes.warn(f"--n {n} is too few for {pairs} comparisons: the smallest p-value it can give, 1/{n + 1}, "
+                   f"does not pass Holm's correction at α = {stats['alpha']} (use at least "
+                   f"{holm_resolvable(n, pairs, stats['alpha'])})")
     comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]],
                                 n_bootstrap=n if args.test == "bs" else stats["bootstrap_resamples"],
                                 n_trials=n, seed=seed, alpha=stats["alpha"], with_ar=args.test == "ar")

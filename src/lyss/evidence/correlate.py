@@ -38,6 +38,7 @@ from lyss.stats.correlation import (
     nan_weighted_mean,
     pair_statistics,
     sorted_kendall_accuracy,
+    swapped_kendall_tau_b,
     weighted_pearson,
     weighted_spearman,
 )
@@ -153,11 +154,14 @@ class SegmentLevel:
         if self.by_sorting:
             self.calibrate = False
 
-    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Statistics for each row of `metric` (B, n) or for each resample in `counts` (B, units)."""
+    def evaluate(self, metric: np.ndarray, counts: np.ndarray | None = None,
+                 wanted: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+        """Statistics (`wanted`, default the options') for each row of `metric` (B, n) or for each resample in
+        `counts` (B, units)."""
         metric = np.atleast_2d(metric)
+        wanted = wanted or self.wanted
         if self.by_sorting:
-            return self._evaluate_by_sorting(metric, counts)
+            return self._evaluate_by_sorting(metric, counts, wanted)
         batch = max(len(metric), 0 if counts is None else len(counts))
         # numbers per resample: pairs plus observations, per group
         s = self.grid.shape[1] if self.grouped else self.size
@@ -167,17 +171,32 @@ class SegmentLevel:
             m = metric[part] if len(metric) > 1 else metric
             c = None if counts is None else counts[part]
             if self.grouped:
-                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate, self.wanted))
+                parts.append(_statistics(self.human, m[:, self.grid], None, c, self.calibrate, wanted))
             else:
                 w = None if c is None else c[:, None, self.unit_of_row]
-                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate, self.wanted))
+                parts.append(_statistics(self.human, m[:, None, :], w, None, self.calibrate, wanted))
         return _join(parts)
 
+    def evaluate_swapped(self, a: np.ndarray, b: np.ndarray, swap: np.ndarray) -> dict[str, np.ndarray]:
+        """`evaluate(np.where(swap, b, a))`, the same numbers: the permutation test's swapped pairs of metrics.
+        Per-item Kendall takes the exact shortcut of lyss.stats.correlation.swapped_kendall_tau_b (the
+        costliest part of the evidence stage), the other statistics the swapped values."""
+        if not (self.grouped and "kendall" in self.wanted and "pairwise_accuracy" not in self.wanted):
+            return self.evaluate(np.where(swap, b, a))
+        rest = tuple(s for s in self.wanted if s != "kendall")
+        out = self.evaluate(np.where(swap, b, a), wanted=rest) if rest else {}
+        per_row = self.grid.shape[0] * self.grid.shape[1] * 4  # masks, their products, a few per item
+        taus = [nan_weighted_mean(swapped_kendall_tau_b(self.human, a[self.grid], b[self.grid],
+                                                        swap[part][:, self.grid]))
+                for part in chunk_slices(len(swap), rows_per_chunk(per_row))]
+        out["kendall"] = np.concatenate(taus)
+        return {name: out[name] for name in self.wanted}
 
-    def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None) -> dict[str, np.ndarray]:
+    def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None,
+                             wanted: tuple[str, ...]) -> dict[str, np.ndarray]:
         batch = max(len(metric), 0 if counts is None else len(counts))
-        rank_stats = [s for s in self.wanted if s in ("kendall", "pairwise_accuracy")]
-        moment_stats = tuple(s for s in self.wanted if s in ("pearson", "spearman"))
+        rank_stats = [s for s in wanted if s in ("kendall", "pairwise_accuracy")]
+        moment_stats = tuple(s for s in wanted if s in ("pearson", "spearman"))
         out = {name: np.empty(batch) for name in rank_stats}
         parts = []
         for part in chunk_slices(batch, rows_per_chunk(self.size)):
@@ -194,7 +213,7 @@ class SegmentLevel:
                     if name in out:
                         out[name][b] = value
         joined = _join(parts) if parts else {}
-        return {name: joined[name] if name in joined else out[name] for name in self.wanted}
+        return {name: joined[name] if name in joined else out[name] for name in wanted}
 
 
 # Scores are rounded before they are ranked (z-scores, system scores): values equal but for their last bits
@@ -377,8 +396,10 @@ def significance_table(data: ScoreData, levels: list, options: CorrelationOption
         for k, (a, b) in enumerate(combinations(names, 2)):
             za, zb = _zscore(scores[a]), _zscore(scores[b])
             swap = swap_mask_matrix(len(za), options.permutations, [options.seed, k])
-            first = evaluate(np.where(swap, zb, za))
-            second = evaluate(np.where(swap, za, zb))
+            if system:
+                first, second = evaluate(np.where(swap, zb, za)), evaluate(np.where(swap, za, zb))
+            else:
+                first, second = level.evaluate_swapped(za, zb, swap), level.evaluate_swapped(zb, za, swap)
             observed_a, observed_b = evaluate(za), evaluate(zb)
             for stat in options.statistics:
                 delta = float(observed_a[stat][0] - observed_b[stat][0])

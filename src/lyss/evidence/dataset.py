@@ -32,6 +32,7 @@ from lyss.evidence.correlate import (
     significance_table,
 )
 from lyss.evidence.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
+from lyss.evidence.raters import RATERS_FILE, rater_verdict
 from lyss.io import read_json, write_json_atomic
 from lyss.languages import load_cards
 from lyss.metrics.files import read_metric_result
@@ -174,8 +175,10 @@ def validation_evidence(correlations: list[dict], data: ScoreData, annotators: n
 
 
 def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions, *, weights: dict | None = None,
-                     normalisation: dict | None = None, language_pair: str | None = None) -> dict:
-    """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`). `draws`: the
+                     normalisation: dict | None = None, language_pair: str | None = None, dataset: str | None = None,
+                     alpha: float = 0.05) -> dict:
+    """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`, and `raters.json`:
+    the raters' own ranking of the methods, lyss.evidence.raters, tested at `alpha`). `draws`: the
     resamples, permutations and seed (Kendall τ is always grouped by item here).
 
     Significance compares the oriented values (higher = better for every metric), so "metric_a agrees
@@ -218,6 +221,8 @@ def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions
     evidence = json_ready(evidence)  # undefined statistics (NaN) become null, valid JSON
     write_json_atomic(out_dir / "evidence.json", evidence)
     write_json_atomic(out_dir / "left_out.json", left_out)
+    write_json_atomic(out_dir / RATERS_FILE, rater_verdict(dataset, data.systems, data.items, data.human,
+                                                           resamples=draws.resamples, seed=draws.seed, alpha=alpha))
     return evidence
 
 
@@ -230,4 +235,4 @@ def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, lang
     draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed)
     return validate_dataset(human_csv, metric_paths, out_dir, draws, weights=weights,
                             normalisation=thaw(composite.normalisation),
-                            language_pair=dataset["language_pair"])
+                            language_pair=dataset["language_pair"], dataset=dataset["id"], alpha=stats.alpha)

@@ -111,7 +111,8 @@ def leaderboard_markdown(cards: list[dict], significance: dict[str, dict], skipp
                   for reason, methods in skipped_by_reason((skipped or {}).get(dataset, {})).items()]
         lines.append("")
     lines.append("★ : best composite among systems with a full, ungated tier; ≈ : not significantly different "
-                 "from it (paired bootstrap on the composite, Holm-corrected, α = 0.05). The reference (oracle) "
+                 "from it (paired bootstrap on the composite, Holm-corrected, α = 0.05); ☆ : the best composite, "
+                 "but the dataset's raters significantly prefer another system, so no ★. The reference (oracle) "
                  "row is the references scored as a method: what a perfect system gets. A tier is provisional "
                  "unless the composite is validated against people on the language pair; partial: the composite "
                  "covers less than composite.min_weight_share of the profile's weight. — : not measured.")

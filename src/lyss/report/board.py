@@ -24,15 +24,32 @@ def can_be_best(card: dict) -> bool:
             and card["scores"].get("quality_tier") not in ("partial", "unscored"))
 
 
+def rater_objection(card: dict) -> str | None:
+    """Why the dataset's own raters contradict a ★ on this run (its card's `raters`, lyss.evidence.raters):
+    the systems they significantly prefer to it, or None."""
+    raters = card.get("raters") or {}
+    preferred = raters.get("preferred_to_it") or []
+    if not preferred:
+        return None
+    listing = "; ".join(f"{p['method']} by {p['delta']:.3g} [{p['ci'][0]:.3g}, {p['ci'][1]:.3g}] "
+                        f"(Holm-adjusted p = {p['p_holm']:.2g})" for p in preferred)
+    return (f"highest composite, but this dataset's raters ({raters['items']} items) significantly prefer "
+            f"{listing}: no ★")
+
+
 def best_marks(group: list[dict], sig: dict) -> dict[str, tuple[str, str]]:
     """Method → (mark, tooltip): ★ on the highest composite among the runs that can be best, ≈ on the
-    systems whose paired test against it (composite, Holm-corrected) is not significant. No marks
-    without a significance file."""
+    systems whose paired test against it (composite, Holm-corrected) is not significant. Where the dataset's
+    raters significantly prefer another system to that run, it gets ☆ (no ★): the benchmark does not call
+    "best" what the people who rated these very outputs rank below another. No marks without a
+    significance file."""
     candidates = [c for c in ranked(group) if can_be_best(c)]
     if not sig or not candidates:
         return {}
     best = candidates[0]["method"]["name"]
-    marks = {best: ("★", "best composite among the systems with a full, ungated tier")}
+    objection = rater_objection(candidates[0])
+    marks = {best: ("☆", objection) if objection else
+             ("★", "best composite among the systems with a full, ungated tier")}
     for card in group:
         name = card["method"]["name"]
         row = next((r for r in sig.get("comparisons", []) if r.get("metric") == "composite"
@@ -94,4 +111,11 @@ def dataset_notes(group: list[dict]) -> list[str]:
         notes.append("Validation status (§1.6) on " + card["dataset"]["language_pair"] + ": "
                      + "; ".join(f"{value}: {', '.join(grouped[value])}" for value in STATUS_ORDER
                                  if value in grouped))
+    rated = sorted((c for c in group if c.get("raters")), key=lambda c: (c["raters"]["rank"] or 0, c["method"]["name"]))
+    if rated:
+        items = rated[0]["raters"]["items"]
+        notes.append(f"Raters' ranking (mean human score over the {items} items every rated system has; paired "
+                     "bootstrap, Holm-corrected, in each card's `raters`): "
+                     + ", ".join(f"{c['raters']['rank']}. {c['method']['name']} ({c['raters']['mean']:.3g})"
+                                 for c in rated))
     return notes

@@ -65,7 +65,7 @@ table.board th[aria-sort="ascending"] button::after { content: " \\25B2"; color:
 table.board tbody tr:hover { background: #fafbfc; }
 .ci { display: block; color: var(--muted); font-size: .85em; }
 .mark { font-weight: 700; margin-left: .3em; cursor: help; }
-.mark.best { color: #1a7f37; } .mark.tied { color: #0b5cad; }
+.mark.best { color: #1a7f37; } .mark.tied { color: #0b5cad; } .mark.withheld { color: #9a6700; }
 .sub { display: block; color: var(--muted); font-size: .85em; }
 .review-confirmed { color: #116329; font-weight: 600; } .review-overturned { color: #8e1519; font-weight: 600; }
 .tier { display: inline-block; border-radius: 999px; padding: .05rem .6rem; font-size: .85em; font-weight: 600;
@@ -220,7 +220,7 @@ def _row(rank: int | str, card: dict, marks: dict, weights_total: int) -> str:
     note = marks.get(name)
     if note:
         mark, tip = note
-        css = "best" if mark == "★" else "tied"
+        css = {"★": "best", "☆": "withheld"}.get(mark, "tied")
         method += f"<span class=\"mark {css}\" title=\"{_esc(tip)}\" aria-label=\"{_esc(tip)}\">{mark}</span>"
     details = [card["method"].get("kind"), card.get("model_slug"), card.get("condition")]
     subtitle = " · ".join(dict.fromkeys(d for d in details if d and d not in (name, "default")))
@@ -329,7 +329,8 @@ def leaderboard_html(cards: list[dict], significance: dict[str, dict], figures=(
         "composite.min_weight_share of the profile's weight, so it gets no tier. The oracle row is the "
         "references scored as a method (what a perfect system gets); a metric it fails is not valid on the "
         "dataset. ★ best composite among systems with a full, ungated tier; ≈ not "
-        "significantly different from it (paired bootstrap on the composite, Holm-corrected, α = 0.05). "
+        "significantly different from it (paired bootstrap on the composite, Holm-corrected, α = 0.05); ☆ the "
+        "best composite, but the dataset's raters significantly prefer another system (no ★). "
         "Cost-adjusted: composite / log2(1 + 1000 × cost per entry), only for paid methods (spec §6.3). "
         "Speed: entries per minute of wall-clock translation time (spec §7). Metrics: weighted composite "
         "metrics with a value, out of those the profile weights. — means no value.</p></footer>")

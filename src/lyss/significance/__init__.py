@@ -24,6 +24,7 @@ from lyss.stats import (
     approximate_randomization,
     bootstrap_scores,
     holm,
+    holm_resolvable,
     mcnemar_exact,
     paired_bootstrap,
 )
@@ -130,12 +131,16 @@ def mcnemar_pairs(per_method: dict[str, dict[str, MetricResult]], pairs: list[tu
 def compare_methods(per_method: dict[str, dict[str, MetricResult]], weights: dict, normalisation: dict, *,
                     n_bootstrap: int = 1000, n_trials: int = 10_000, seed: int | None,
                     alpha: float = 0.05) -> dict:
-    """Every pair of methods (in the given order) on one dataset; JSON-serialisable."""
+    """Every pair of methods (in the given order) on one dataset; JSON-serialisable. `n_bootstrap` and
+    `n_trials` are raised where they are too few for any pair to pass Holm's correction over all pairs
+    (lyss.stats.holm_resolvable); `settings` records the numbers used."""
     shared, warning = shared_composite_metrics(per_method, weights)
     compared = significance_metrics()
     statistics = {name: method_statistics(results, compared, weights, normalisation, shared)
                   for name, results in per_method.items()}
     pairs = list(combinations(per_method, 2))
+    n_bootstrap = holm_resolvable(n_bootstrap, len(pairs), alpha)
+    n_trials = holm_resolvable(n_trials, len(pairs), alpha)
     return {
         "methods": list(per_method),
         "settings": {"n_bootstrap": n_bootstrap, "n_trials": n_trials, "seed": seed, "alpha": alpha,

@@ -19,6 +19,7 @@ from lyss.stats.paired import (
     PairedBootstrap,
     approximate_randomization,
     holm,
+    holm_resolvable,
     mcnemar_exact,
     mcnemar_p,
     one_sided_p_values,
@@ -41,8 +42,9 @@ from lyss.stats.resample import (
 
 __all__ = [
     "BLOCK_CELLS", "CorpusStatistic", "McNemar", "PairedBootstrap", "approximate_randomization",
-    "bootstrap_counts", "bootstrap_scores", "chunk_slices", "count_matrix", "holm", "joint", "mcnemar_exact",
-    "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "pairwise_permutation_p_values", "percentile_ci",
+    "bootstrap_counts", "bootstrap_scores", "chunk_slices", "count_matrix", "holm", "holm_resolvable", "joint",
+    "mcnemar_exact", "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "pairwise_permutation_p_values",
+    "percentile_ci",
     "percentile_interval", "rows_per_chunk",
     "soft_pairwise_accuracy", "swap_mask_matrix", "swap_masks",
 ]

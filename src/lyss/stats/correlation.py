@@ -98,6 +98,45 @@ def kendall_tau_b(human, metric) -> np.ndarray:
     return np.where((untied_h > 0) & (untied_m > 0), tau, np.nan)
 
 
+def swapped_kendall_tau_b(human, a, b, swap) -> np.ndarray:
+    """`kendall_tau_b(human, np.where(swap, b, a))` for grids human, a, b (G, s) and swap masks (B, G, s), to
+    the bit, without building the B swapped grids' pair signs: the permutation test of two metrics.
+
+    A pair (i, j) of an item has one of four metric signs, by whether i and j are swapped: sign(a_i − a_j),
+    sign(a_i − b_j), sign(b_i − a_j), sign(b_i − b_j). Its contribution to τ's numerator (times the human
+    sign) and to the untied count is therefore c00 + t_i·(c10 − c00) + t_j·(c01 − c00) + t_i·t_j·(c11 − c10 −
+    c01 + c00) in the swap bits t, so each numerator is a constant, a product with the masks and a quadratic
+    form per item: one batched matrix product instead of B × pairs signs. Every term is a small integer, so
+    the sums are exact and τ is computed from the same integers as kendall_tau_b."""
+    human, a, b = (np.asarray(x, dtype=float) for x in (human, a, b))
+    t = np.moveaxis(np.asarray(swap, dtype=np.float64), -2, 0)  # (G, B, s): one batch of masks per item
+    s = human.shape[-1]
+    i, j = np.triu_indices(s, 1)
+    sign_h = np.sign(human[:, i] - human[:, j])
+    first, second = (a, b), (a, b)
+    signs = {(ti, tj): np.sign(first[ti][:, i] - second[tj][:, j]) for ti in (0, 1) for tj in (0, 1)}
+
+    def counts(term) -> np.ndarray:
+        """Σ over pairs of term(sign) under every mask: (B, G)."""
+        c = {key: term(value) for key, value in signs.items()}
+        linear_i, linear_j = c[1, 0] - c[0, 0], c[0, 1] - c[0, 0]
+        quadratic = np.zeros((len(human), s, s))
+        quadratic[:, i, j] = c[1, 1] - c[1, 0] - c[0, 1] + c[0, 0]
+        linear = np.zeros((len(human), s))
+        np.add.at(linear, (slice(None), i), linear_i)
+        np.add.at(linear, (slice(None), j), linear_j)
+        total = (c[0, 0].sum(axis=-1)[:, None] + np.einsum("gbs,gs->gb", t, linear)
+                 + np.einsum("gbs,gbs->gb", t @ quadratic, t))
+        return total.T
+
+    score = counts(lambda sign_m: sign_m * sign_h)
+    untied_m = counts(lambda sign_m: (sign_m != 0).astype(float))
+    untied_h = np.count_nonzero(sign_h, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = score / np.sqrt(untied_h * untied_m)
+    return np.where((untied_h > 0) & (untied_m > 0), tau, np.nan)
+
+
 def _tied_pairs(*columns) -> int:
     """Pairs of observations equal in every given column: Σ t(t−1)/2 over groups of equal rows.
 
