@@ -421,6 +421,9 @@ INPUT_CASES = {
     "human score of an unknown entry": (f"{TED}/human_scores.csv", _human_line(12, 1, "ted-9999"),
                                         f"{TED}/human_scores.csv:12: field 'id': unknown entry id 'ted-9999' "
                                         "(not in the dataset's corpus)"),
+    "human score given twice": (f"{TED}/human_scores.csv", _human_line(3, 1, "ted-001"),
+                                f"{TED}/human_scores.csv:3: field 'id': method 'wmt21_facebook_ai' rated on entry "
+                                "'ted-001' twice (first on line 2)"),
     "human score of a method the dataset does not run": (
         f"{TED}/human_scores.csv", _human_line(3, 0, "apertium"),
         f"{TED}/human_scores.csv:3: field 'method': method 'apertium' does not run on this dataset (it runs: "

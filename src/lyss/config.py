@@ -105,10 +105,12 @@ def check_inputs(settings: Settings, dataset_methods: Callable[[str], list[str]]
 def check_human_scores(path, methods, ids: set[str]) -> None:
     """A `method,id,human[,annotators]` CSV whose methods run on the dataset and whose ids are its entries
     (what the evidence stage joins with the metric files), with numbers where numbers belong."""
+    from lyss.evidence.dataset import check_one_rating_each
     from lyss.tables import read_csv
 
     table = read_csv(path)
     table.numbers("human")
+    check_one_rating_each(table)
     if "annotators" in table.header:
         table.numbers("annotators")
     for method, entry_id, line in zip(table.strings("method"), table.strings("id"), table.lines, strict=True):

@@ -140,6 +140,15 @@ def test_significance_compares_oriented_values(dataset, tmp_path):
     assert float(row["delta"]) == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_method_rated_twice_on_one_entry_names_both_lines(dataset):
+    human, paths = dataset
+    human.write_text(human.read_text() + "fair,e2,-3.0,1\n")  # fair's e2 is line 9 (header, then good's 6)
+    with pytest.raises(InputError) as caught:
+        join_human_scores(human, paths)
+    assert (caught.value.line, caught.value.field) == (20, "id")
+    assert "method 'fair' rated on entry 'e2' twice (first on line 9)" in str(caught.value)
+
+
 def test_unknown_method_names_the_line(dataset, tmp_path):
     human, paths = dataset
     human.write_text(human.read_text() + "nobody,e1,3.0,3\n")

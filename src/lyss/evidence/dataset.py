@@ -39,7 +39,7 @@ from lyss.metrics.files import read_metric_result
 from lyss.settings import Composite, Stats, thaw
 from lyss.stats import CorpusStatistic, joint
 from lyss.stats.correlation import kendall_tau_b
-from lyss.tables import json_ready, read_csv, write_csv
+from lyss.tables import check_unique, json_ready, read_csv, write_csv
 
 # Spec §1.6, first required experiment: 200+ sentence pairs rated by 3+ bilingual speakers.
 MIN_SEGMENTS, MIN_ANNOTATORS = 200, 3
@@ -99,11 +99,19 @@ def human_methods(human_csv) -> list[str]:
     return sorted(set(read_csv(human_csv).strings("method")))
 
 
+def check_one_rating_each(table) -> None:
+    """One row per method and entry: a repeated pair would count twice in the agreement and leave the raters'
+    table (lyss.evidence.raters) one of the two scores."""
+    check_unique(table, zip(table.strings("method"), table.strings("id"), strict=True), "id",
+                 lambda key: f"method {key[0]!r} rated on entry {key[1]!r}")
+
+
 def join_human_scores(human_csv, metric_paths):
     """(rows, per-metric columns on those rows, annotators). Unknown methods or ids are errors at their
     line. Columns may hold NaN where a metric is undefined for an entry."""
     table = read_csv(human_csv)
     methods, ids, human = table.strings("method"), table.strings("id"), table.numbers("human")
+    check_one_rating_each(table)
     annotators = table.numbers("annotators") if "annotators" in table.header else None
     results = metric_results(metric_paths)
     values = {metric: {method: dict(zip(ids, result.values.tolist(), strict=True))

@@ -4,11 +4,11 @@ method's mean human score and rank, and which methods the raters significantly p
 The leaderboard ranks by the composite; where people rated the same outputs, a ★ ("best composite") that they
 significantly rank below another system is a claim the dataset itself contradicts, so the run cards carry
 this verdict (lyss.aggregate.validation_status.rater_block) and the leaderboard withholds the ★ there
-(lyss.report.board.best_marks). The test is the one
-the leaderboard uses between systems (spec §8.2): a paired bootstrap over the items, here of the mean human
-score, with Holm's correction across the pairs; significant = Holm-adjusted p < α and the CI of the
-difference excludes 0. Pairs are compared on the items every rated method has a score for, so that all
-pairs are resampled on the same items and the means are comparable across the table.
+(lyss.report.board.best_marks). The test is the one the leaderboard uses between systems (spec §8.2): a
+paired bootstrap over the items, here of the mean human score, with Holm's correction across the pairs;
+significant = Holm-adjusted p < α and the CI of the difference excludes 0. Pairs are compared on the items
+every rated method has a score for, so that all pairs are resampled on the same items and the means are
+comparable across the table.
 """
 
 from itertools import combinations
@@ -74,4 +74,3 @@ def rater_verdict(dataset: str | None, methods: list[str], items: list[str], hum
                                      "ci": [round(low, DECIMALS), round(high, DECIMALS)],
                                      "p_holm": round(p_holm, DECIMALS)})
     return verdict
-
