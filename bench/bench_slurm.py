@@ -87,11 +87,14 @@ def main() -> None:
         slurm_profile(slurm, cluster.partition, args.jobs)
         env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
         print(f"load before: {load()}", flush=True)
+        # each clone imports its own lyss (the shared venv's editable install points at another checkout)
         local_s, local_load = run(local, ["bin/snakemake", "all", "--cores", "2", "--quiet"],
-                                  {**env, "LYSS_CACHE_DIR": str(base / "cache-local")})
+                                  {**env, "PYTHONPATH": str(local / "src"),
+                                   "LYSS_CACHE_DIR": str(base / "cache-local")})
         print(f"local: {local_s:.0f} s ({local_load}; at the end {load()})", flush=True)
         slurm_s, slurm_load = run(slurm, ["bin/snakemake", "--profile", "profiles/slurm", "all", "--quiet"],
-                                  {**env, **cluster.env, "LYSS_CACHE_DIR": str(base / "cache-slurm")})
+                                  {**env, **cluster.env, "PYTHONPATH": str(slurm / "src"),
+                                   "LYSS_CACHE_DIR": str(base / "cache-slurm")})
         jobs = len(cluster.client("squeue", "-h", "-t", "all", "-o", "%i").stdout.split())
         print(f"slurm: {slurm_s:.0f} s, {jobs} SLURM jobs ({slurm_load}; at the end {load()})", flush=True)
         missing = cards(local) ^ cards(slurm)
