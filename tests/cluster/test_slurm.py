@@ -3,12 +3,15 @@ snakemake-executor-plugin-slurm and profiles/slurm, against the same slice run l
 profiles/local: the run cards must agree (fingerprints and every score) except the timing-derived speed
 fields (elapsed seconds, latencies, throughput), which measure wall time and legitimately differ.
 
-A slice (N entries, 2 methods, 3 metrics, up to the run cards and significance: 11 jobs) keeps this
-near a minute and a half on 2 cores: each SLURM job starts Snakemake twice (batch step and job step).
+A slice (N entries, 2 methods, 3 metrics, up to the run cards and significance: 11 Snakemake jobs, 7 SLURM
+jobs with the profile's job groups) keeps this near a minute and a half on 2 cores: each SLURM job starts
+Snakemake twice (batch step and job step).
 """
 
 import hashlib
 import json
+import math
+import re
 import shutil
 import sys
 import warnings
@@ -27,10 +30,14 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 N_ENTRIES = 12
 METHODS = ["apertium", "copy_source"]
 METRICS = ["exact_match_rate", "chrf_plus_plus", "comet_score"]
+CHAINS = len(METHODS) + 1  # each method and the reference oracle, whose metric files every card reads
 # prep; translate + postprocess + two score jobs (rules/score.smk: one for the metrics needing no GPU, one for
-# COMET) for each method and the reference oracle (whose metric files every card reads); aggregate for each
-# method; significance.
-N_JOBS = 1 + (len(METHODS) + 1) * (2 + 2) + len(METHODS) + 1
+# COMET) for each chain; aggregate for each method; significance.
+N_JOBS = 1 + CHAINS * (2 + 2) + len(METHODS) + 1
+# The job groups of profiles/slurm/config.yaml: corpus (prep), method (translate → postprocess → CPU metrics,
+# `group-components: method=2` chains a job), summary (the aggregates and significance); COMET alone.
+GROUP_JOBS = {"corpus": 1, "method": math.ceil(CHAINS / 2), "summary": 1}
+N_SLURM_JOBS = sum(GROUP_JOBS.values()) + CHAINS
 # The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
 
@@ -68,9 +75,18 @@ def slurm_run(tmp_path_factory, cluster):
     return work, [line.split("|") for line in jobs]
 
 
+def test_the_shipped_profile_groups_jobs(tmp_path):
+    """The dry run (no cluster needed) shows the groups Snakemake forms from the profile's keys."""
+    work = project(tmp_path)
+    out = sh(work, "snakemake", "-n", "--profile", "profiles/slurm", *TARGETS).stdout
+    groups = re.findall(r"Group job (\w+) \(jobs", out)
+    assert {g: groups.count(g) for g in set(groups)} == GROUP_JOBS, out[-3000:]
+    assert re.search(rf"^score\s+{CHAINS}$", out, re.M) and re.search(rf"^total\s+{N_JOBS}$", out, re.M), out[-3000:]
+
+
 def test_every_job_ran_on_slurm_with_its_declared_resources(slurm_run, cluster):
     _, jobs = slurm_run
-    assert len(jobs) == N_JOBS, jobs
+    assert len(jobs) == N_SLURM_JOBS, jobs
     assert all(state == "COMPLETED" for _, state, _, _ in jobs), jobs
     gpu_jobs = [job for job in jobs if "comet_score" in job[2]]
     assert len(gpu_jobs) == len(METHODS) + 1  # the oracle's COMET job too
