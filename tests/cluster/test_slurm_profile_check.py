@@ -30,13 +30,15 @@ def lyss(work, cluster, *argv):
     return sh(work, sys.executable, "-m", "lyss.cli", *argv, check=False, timeout=120, env_extra=env)
 
 
-def test_shipped_placeholder_partition_stops_the_run_with_sbatchs_message(project, cluster):
+def test_shipped_placeholder_partition_stops_the_run(project, cluster):
+    """The run stops by itself with nothing queued. The shipped profile submits job groups, and the SLURM
+    plugin (2.6) reports a group that sbatch refuses as "Error in group …" without sbatch's message: that
+    message comes from `lyss cluster check` (next test), which docs/cluster.md says to run first."""
     done = sh(project, "snakemake", "--profile", "profiles/slurm", "all", check=False, timeout=240,
               env_extra=cluster.env)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output[-3000:]  # ended by itself: `timeout` would give 124 or 137
-    assert "sbatch: error: invalid partition specified: main" in output
-    assert "Batch job submission failed: Invalid partition name specified" in output
+    assert "Error in group corpus" in output and "At least one job did not complete successfully" in output
     assert cluster.client("squeue", "-h", "-t", "all").stdout.strip() == ""
 
 

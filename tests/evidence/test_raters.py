@@ -133,8 +133,8 @@ def test_the_evidence_stage_writes_the_raters_table(tmp_path):
     csv = tmp_path / "human.csv"
     csv.write_text("method,id,human\n" + "".join(f"{m},{i},{h}\n" for m in human
                                                  for i, h in zip(ids, human[m], strict=True)))
-    validate_dataset(csv, paths, tmp_path / "out", CorrelationOptions(resamples=100, permutations=100, seed=1),
-                     dataset="demo", alpha=0.05)
+    validate_dataset(csv, paths, tmp_path / "out",
+                     CorrelationOptions(resamples=100, permutations=100, seed=1, alpha=0.05), dataset="demo")
     table = json.loads((tmp_path / "out/raters.json").read_text())
     assert table["methods"]["good"] == {"mean": pytest.approx(-4 / 6, abs=1e-9), "rank": 1}
     assert table["methods"]["poor"] == {"mean": pytest.approx(-37 / 6, abs=1e-9), "rank": 2}

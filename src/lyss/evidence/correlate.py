@@ -83,6 +83,7 @@ class CorrelationOptions:
     permutations: int = 1000
     confidence: float = 0.95
     seed: int = 0
+    alpha: float = 0.05  # significance level of the tests drawn with these options (the raters' table)
     # The statistics to compute; leaving out pairwise_accuracy spares the tie-calibration sort, the
     # costliest step when the metric values change with every permutation.
     statistics: tuple[str, ...] = STATISTICS

@@ -183,11 +183,11 @@ def validation_evidence(correlations: list[dict], data: ScoreData, annotators: n
 
 
 def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions, *, weights: dict | None = None,
-                     normalisation: dict | None = None, language_pair: str | None = None, dataset: str | None = None,
-                     alpha: float = 0.05) -> dict:
+                     normalisation: dict | None = None, language_pair: str | None = None,
+                     dataset: str | None = None) -> dict:
     """Write `correlations.csv`, `significance.csv` and `evidence.json` (+ `left_out.json`, and `raters.json`:
-    the raters' own ranking of the methods, lyss.evidence.raters, tested at `alpha`). `draws`: the
-    resamples, permutations and seed (Kendall τ is always grouped by item here).
+    the raters' own ranking of the methods, lyss.evidence.raters, tested at `draws.alpha`). `draws`: the
+    resamples, permutations, seed and α (Kendall τ is always grouped by item here).
 
     Significance compares the oriented values (higher = better for every metric), so "metric_a agrees
     better than metric_b" means the same for TER as for chrF++."""
@@ -230,7 +230,8 @@ def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions
     write_json_atomic(out_dir / "evidence.json", evidence)
     write_json_atomic(out_dir / "left_out.json", left_out)
     write_json_atomic(out_dir / RATERS_FILE, rater_verdict(dataset, data.systems, data.items, data.human,
-                                                           resamples=draws.resamples, seed=draws.seed, alpha=alpha))
+                                                           resamples=draws.resamples, seed=draws.seed,
+                                                           alpha=draws.alpha))
     return evidence
 
 
@@ -240,7 +241,7 @@ def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, lang
     dataset = read_json(corpus_meta_path)["dataset"]
     target_card = load_cards(languages_dir).get(dataset["target_lang"])
     _, weights = profile_weights(composite, target_card)
-    draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed)
+    draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed, alpha=stats.alpha)
     return validate_dataset(human_csv, metric_paths, out_dir, draws, weights=weights,
                             normalisation=thaw(composite.normalisation),
-                            language_pair=dataset["language_pair"], dataset=dataset["id"], alpha=stats.alpha)
+                            language_pair=dataset["language_pair"], dataset=dataset["id"])
