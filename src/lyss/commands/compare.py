@@ -128,10 +128,10 @@ def run(args: argparse.Namespace) -> int:
     pairs = len(names) - 1
     n = args.n or holm_resolvable(stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"],
                                   pairs, stats["alpha"])
-    if n < holm_resolvable(n, pairs, stats["alpha"]):
+    needed = holm_resolvable(n, pairs, stats["alpha"])
+    if n < needed:
         notes.warn(f"--n {n} is too few for {pairs} comparisons: the smallest p-value it can give, 1/{n + 1}, "
-                   f"does not pass Holm's correction at α = {stats['alpha']} (use at least "
-                   f"{holm_resolvable(n, pairs, stats['alpha'])})")
+                   f"does not pass Holm's correction at α = {stats['alpha']} (use at least {needed})")
     comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]],
                                 n_bootstrap=n if args.test == "bs" else stats["bootstrap_resamples"],
                                 n_trials=n, seed=seed, alpha=stats["alpha"], with_ar=args.test == "ar")
