@@ -77,7 +77,7 @@ rule validate_dataset:
         directory("results/evidence/{dataset}"),
     log:
         "results/logs/evidence/{dataset}.log",
-    threads: 1
+    threads: 2
     resources:
         mem_mb=2000,
         runtime=30,

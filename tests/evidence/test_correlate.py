@@ -141,7 +141,8 @@ def test_swapped_evaluation_is_the_evaluation_of_the_swapped_values():
     swap = rng.integers(0, 2, size=(40, 45)).astype(bool)
     got, expected = level.evaluate_swapped(a, b, swap), level.evaluate(np.where(swap, b, a))
     assert list(got) == ["kendall", "pearson"]
-    assert all(got[k].tobytes() == expected[k].tobytes() for k in expected)
+    assert got["kendall"].tobytes() == expected["kendall"].tobytes()  # integer sums: to the bit
+    assert got["pearson"] == pytest.approx(expected["pearson"], abs=1e-12)  # float sums in another order
 
 
 def test_bootstrap_counts_evaluate_like_explicit_resamples():
@@ -305,6 +306,52 @@ def test_swapped_kendall_equals_scipy_and_the_lean_path_to_the_bit(seed, ties):
                 assert np.isnan(got[k, g])
             else:
                 assert got[k, g] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed,ties", [(5, True), (6, False)])
+def test_swapped_pearson_equals_scipy_on_every_swapped_item(seed, ties):
+    """The permutation test's Pearson shortcut: r per item of the grids with a and b swapped where the mask
+    says, against scipy on each swapped grid; NaN where the human or the swapped metric is constant."""
+    from lyss.stats.correlation import swapped_pearson
+
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 4, size=(11, 6)).astype(float)
+    human[1] = 3.0  # raters tied on every translation of an item: r undefined whatever the mask
+    if ties:
+        a, b = (rng.integers(0, 4, size=(11, 6)).astype(float) for _ in range(2))
+        a[0], b[0] = 2.0, 2.0  # a metric constant on an item whatever the mask
+    else:
+        a, b = rng.standard_normal((11, 6)) * 40 + 50, rng.standard_normal((11, 6)) * 40 + 50
+    swap = rng.integers(0, 2, size=(25, 11, 6)).astype(bool)
+    got = swapped_pearson(human, a, b, swap)
+    swapped = np.where(swap, b, a)
+    assert got.shape == (25, 11)
+    for k in range(25):
+        for g in range(11):
+            if g == 1 or (ties and g == 0) or np.ptp(swapped[k, g]) == 0:
+                assert np.isnan(got[k, g])
+            else:
+                assert got[k, g] == pytest.approx(pearsonr(human[g], swapped[k, g])[0], abs=1e-12)
+
+
+def test_threads_give_the_same_tables_to_the_bit():
+    """`workers` runs the per-metric and per-pair statistics on threads; the tables, in their order, are
+    the one-thread tables byte for byte."""
+    from lyss.evidence.correlate import correlation_table, levels_for
+
+    rng = np.random.default_rng(12)
+    items = [f"i{k}" for k in range(12) for _ in range(4)]
+    systems = [f"s{k}" for _ in range(12) for k in range(4)]
+    human = rng.integers(0, 5, 48).astype(float)
+    metrics = {name: np.round(human + rng.normal(0, s, 48), 2) for name, s in (("a", 1), ("b", 2), ("c", 3))}
+    data = _table(human, metrics, systems=systems, items=items)
+    tables = []
+    for workers in (1, 2):
+        options = CorrelationOptions(group_by_item=True, resamples=50, permutations=50, seed=3, workers=workers)
+        tables.append(repr((correlation_table(data, levels_for(data, options), options),
+                            significance_table(data, levels_for(data, options), options))))
+    assert tables[0] == tables[1]
+    assert "'metric_a': 'c', 'metric_b': 'b'" in tables[0]  # every pair in both directions
 
 
 def test_swap_mask_matrix_is_the_swap_masks_stream():

@@ -26,6 +26,7 @@ from lyss.stats import (
     CorpusStatistic,
     chunk_slices,
     count_matrix,
+    in_order,
     one_sided_p_values,
     pairwise_permutation_p_values,
     percentile_interval,
@@ -39,6 +40,7 @@ from lyss.stats.correlation import (
     pair_statistics,
     sorted_kendall_accuracy,
     swapped_kendall_tau_b,
+    swapped_pearson,
     weighted_pearson,
     weighted_spearman,
 )
@@ -84,6 +86,9 @@ class CorrelationOptions:
     confidence: float = 0.95
     seed: int = 0
     alpha: float = 0.05  # significance level of the tests drawn with these options (the raters' table)
+    # Threads for the per-metric and per-pair work (NumPy releases the GIL in its array loops); the results,
+    # and their order, do not depend on it.
+    workers: int = 1
     # The statistics to compute; leaving out pairwise_accuracy spares the tie-calibration sort, the
     # costliest step when the metric values change with every permutation.
     statistics: tuple[str, ...] = STATISTICS
@@ -180,17 +185,19 @@ class SegmentLevel:
 
     def evaluate_swapped(self, a: np.ndarray, b: np.ndarray, swap: np.ndarray) -> dict[str, np.ndarray]:
         """`evaluate(np.where(swap, b, a))`, the same numbers: the permutation test's swapped pairs of metrics.
-        Per-item Kendall takes the exact shortcut of lyss.stats.correlation.swapped_kendall_tau_b (the
-        costliest part of the evidence stage), the other statistics the swapped values."""
-        if not (self.grouped and "kendall" in self.wanted and "pairwise_accuracy" not in self.wanted):
+        Per item, Kendall and Pearson take the shortcuts of lyss.stats.correlation (swapped_kendall_tau_b: to
+        the bit; swapped_pearson: to rounding), the costliest part of the evidence stage; any other
+        statistic is computed on the swapped values."""
+        shortcuts = {"kendall": swapped_kendall_tau_b, "pearson": swapped_pearson}
+        if not (self.grouped and "pairwise_accuracy" not in self.wanted):
             return self.evaluate(np.where(swap, b, a))
-        rest = tuple(s for s in self.wanted if s != "kendall")
+        rest = tuple(s for s in self.wanted if s not in shortcuts)
         out = self.evaluate(np.where(swap, b, a), wanted=rest) if rest else {}
         per_row = self.grid.shape[0] * self.grid.shape[1] * 4  # masks, their products, a few per item
-        taus = [nan_weighted_mean(swapped_kendall_tau_b(self.human, a[self.grid], b[self.grid],
-                                                        swap[part][:, self.grid]))
-                for part in chunk_slices(len(swap), rows_per_chunk(per_row))]
-        out["kendall"] = np.concatenate(taus)
+        for name in set(self.wanted) & set(shortcuts):
+            out[name] = np.concatenate([
+                nan_weighted_mean(shortcuts[name](self.human, a[self.grid], b[self.grid], swap[part][:, self.grid]))
+                for part in chunk_slices(len(swap), rows_per_chunk(per_row))])
         return {name: out[name] for name in self.wanted}
 
     def _evaluate_by_sorting(self, metric: np.ndarray, counts: np.ndarray | None,
@@ -343,7 +350,9 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
     rows = []
     for level in levels:
         counts = count_matrix(level.units, options.resamples, options.seed)
-        for name, values in data.metrics.items():
+
+        def row_of(name, level=level, counts=counts) -> dict:
+            values = data.metrics[name]
             scored = data.statistic(name) if level.name == "system" else values
             point = level.evaluate(scored)
             boot = level.evaluate(scored, counts)
@@ -357,7 +366,9 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
             else:
                 row["soft_pairwise_accuracy"], row["spa_items"] = level.soft_pairwise_accuracy(
                     scored, name in data.lower)
-            rows.append(row)
+            return row
+
+        rows.extend(in_order(row_of, list(data.metrics), options.workers))
     return rows
 
 
@@ -394,7 +405,9 @@ def significance_table(data: ScoreData, levels: list, options: CorrelationOption
                 return _statistics(human, np.atleast_2d(values)[:, None, :], None, None, False, options.statistics)
         else:
             scores, evaluate = data.metrics, level.evaluate
-        for k, (a, b) in enumerate(combinations(names, 2)):
+
+        def rows_of(pair, level=level, system=system, scores=scores, evaluate=evaluate) -> list[dict]:
+            k, (a, b) = pair
             za, zb = _zscore(scores[a]), _zscore(scores[b])
             swap = swap_mask_matrix(len(za), options.permutations, [options.seed, k])
             if system:
@@ -402,10 +415,15 @@ def significance_table(data: ScoreData, levels: list, options: CorrelationOption
             else:
                 first, second = level.evaluate_swapped(za, zb, swap), level.evaluate_swapped(zb, za, swap)
             observed_a, observed_b = evaluate(za), evaluate(zb)
+            out = []
             for stat in options.statistics:
                 delta = float(observed_a[stat][0] - observed_b[stat][0])
                 p_ab, p_ba, used = one_sided_p_values(first[stat] - second[stat], delta)
                 common = {"level": level.name, "statistic": stat, "permutations": used}
-                rows.append({**common, "metric_a": a, "metric_b": b, "delta": delta, "p_value": p_ab})
-                rows.append({**common, "metric_a": b, "metric_b": a, "delta": -delta, "p_value": p_ba})
+                out.append({**common, "metric_a": a, "metric_b": b, "delta": delta, "p_value": p_ab})
+                out.append({**common, "metric_a": b, "metric_b": a, "delta": -delta, "p_value": p_ba})
+            return out
+
+        for pair_rows in in_order(rows_of, list(enumerate(combinations(names, 2))), options.workers):
+            rows.extend(pair_rows)
     return rows

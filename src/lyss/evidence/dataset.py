@@ -236,12 +236,14 @@ def validate_dataset(human_csv, metric_paths, out_dir, draws: CorrelationOptions
 
 
 def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, languages_dir, composite: Composite,
-                              stats: Stats, out_dir) -> dict:
-    """The pipeline step: the composite with the weight profile the run cards of this dataset use."""
+                              stats: Stats, out_dir, workers: int = 1) -> dict:
+    """The pipeline step: the composite with the weight profile the run cards of this dataset use, its
+    statistics on `workers` threads (the job's cores)."""
     dataset = read_json(corpus_meta_path)["dataset"]
     target_card = load_cards(languages_dir).get(dataset["target_lang"])
     _, weights = profile_weights(composite, target_card)
-    draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed, alpha=stats.alpha)
+    draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed, alpha=stats.alpha,
+                               workers=workers)
     return validate_dataset(human_csv, metric_paths, out_dir, draws, weights=weights,
                             normalisation=thaw(composite.normalisation),
                             language_pair=dataset["language_pair"], dataset=dataset["id"])

@@ -36,13 +36,15 @@ from lyss.stats.resample import (
     bootstrap_scores,
     chunk_slices,
     count_matrix,
+    in_order,
     joint,
     rows_per_chunk,
 )
 
 __all__ = [
     "BLOCK_CELLS", "CorpusStatistic", "McNemar", "PairedBootstrap", "approximate_randomization",
-    "bootstrap_counts", "bootstrap_scores", "chunk_slices", "count_matrix", "holm", "holm_resolvable", "joint",
+    "bootstrap_counts", "bootstrap_scores", "chunk_slices", "count_matrix", "holm", "holm_resolvable", "in_order",
+    "joint",
     "mcnemar_exact", "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "pairwise_permutation_p_values",
     "percentile_ci",
     "percentile_interval", "rows_per_chunk",

@@ -137,6 +137,32 @@ def swapped_kendall_tau_b(human, a, b, swap) -> np.ndarray:
     return np.where((untied_h > 0) & (untied_m > 0), tau, np.nan)
 
 
+def swapped_pearson(human, a, b, swap) -> np.ndarray:
+    """Pearson r per item of `np.where(swap, b, a)` for grids human, a, b (G, s) and swap masks (B, G, s),
+    without building the B swapped grids: the permutation test's Pearson, as swapped_kendall_tau_b is its τ.
+
+    With d = b − a the swapped values are m = a + t·d for swap bits t, and t² = t, so every sum r needs is
+    linear in the masks: Σ dh·m = Σ dh·a + Σ t·dh·d (dh the centred human scores), Σ m = Σ a + Σ t·d and
+    Σ m² = Σ a² + Σ t·(b² − a²). Three batched products replace B passes over the grid. The sums run in
+    another order than weighted_pearson's, so r agrees with it to rounding (≈ 1e-15), not to the bit; the
+    constant-side test is weighted_pearson's (variance ≤ 1e-12 of the sum of squares: NaN)."""
+    human, a, b = (np.asarray(x, dtype=float) for x in (human, a, b))
+    t = np.asarray(swap, dtype=np.float64)
+    s = human.shape[-1]
+    centred = human - human.mean(axis=-1, keepdims=True)
+    d = b - a
+    linear = np.stack([centred * d, d, b * b - a * a])  # (3, G, s)
+    constant = np.stack([(centred * a).sum(axis=-1), a.sum(axis=-1), (a * a).sum(axis=-1)])  # (3, G)
+    cov, total, squares = constant[:, None, :] + np.einsum("bgs,kgs->kbg", t, linear)
+    var_m = squares - total * total / s
+    var_h = (centred * centred).sum(axis=-1)
+    tiny_h = var_h <= 1e-12 * (human * human).sum(axis=-1)
+    tiny_m = var_m <= 1e-12 * squares
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = cov / np.sqrt(var_h * var_m)
+    return np.where(tiny_h | tiny_m, np.nan, np.clip(r, -1.0, 1.0))
+
+
 def _tied_pairs(*columns) -> int:
     """Pairs of observations equal in every given column: Σ t(t−1)/2 over groups of equal rows.
 

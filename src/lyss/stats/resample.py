@@ -110,3 +110,16 @@ def chunk_slices(total: int, chunk: int):
 def rows_per_chunk(elements_per_row: int, budget: int = BLOCK_CELLS) -> int:
     """How many resamples to evaluate at once so that one chunk holds about `budget` numbers."""
     return max(1, budget // max(1, elements_per_row))
+
+
+def in_order(work, items: list, workers: int = 1) -> list:
+    """`[work(item) for item in items]`, on `workers` threads: NumPy releases the GIL inside its array loops,
+    so the evidence stage's per-metric and per-pair statistics run side by side. Each item's work is
+    independent and its result lands at its own index, so the output is the same whatever `workers` is."""
+    if workers <= 1 or len(items) <= 1:
+        return [work(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(work, items))
+
