@@ -250,3 +250,18 @@ def test_joint_statistic_combines_parts_on_the_same_resamples():
     assert combined.score() == pytest.approx(0.5625)
     sa, sb, sc = bootstrap_scores([a, b, combined], 100, seed=5)
     np.testing.assert_allclose(sc, 0.25 * sa + 0.75 * sb)
+
+
+@pytest.mark.parametrize("p_holm,low,high,expected", [
+    (0.01, 0.1, 0.5, True),     # below α, CI above 0
+    (0.01, -0.5, -0.1, True),   # below α, CI below 0
+    (0.01, -0.1, 0.5, False),   # CI straddles 0
+    (0.01, 0.0, 0.5, False),    # CI touches 0: does not exclude it
+    (0.05, 0.1, 0.5, False),    # p equal to α is not below it
+    (0.2, 0.1, 0.5, False),
+    (0.01, None, None, False),  # no CI (too few items): never significant
+])
+def test_significance_rule_of_the_leaderboard_and_the_raters(p_holm, low, high, expected):
+    from lyss.stats import significant
+
+    assert significant(p_holm, low, high, alpha=0.05) is expected

@@ -17,7 +17,7 @@ import numpy as np
 
 from lyss.aggregate.validation_status import RATERS_FILE
 from lyss.metrics.base import ratio_of_sums
-from lyss.stats import CorpusStatistic, bootstrap_scores, holm, holm_resolvable, paired_bootstrap
+from lyss.stats import CorpusStatistic, bootstrap_scores, holm, holm_resolvable, paired_bootstrap, significant
 
 __all__ = ["RATERS_FILE", "complete_items", "rater_verdict"]
 # Numbers are written rounded: their last bits depend on the BLAS that sums the bootstrap counts, and the file is
@@ -66,7 +66,7 @@ def rater_verdict(dataset: str | None, methods: list[str], items: list[str], hum
              for a, b in pairs]
     adjusted = holm([test.p_value for _, _, test in tests])
     for (a, b, test), p_holm in zip(tests, adjusted, strict=True):
-        if not (p_holm < alpha and test.ci_lower is not None and (test.ci_lower > 0 or test.ci_upper < 0)):
+        if not significant(p_holm, test.ci_lower, test.ci_upper, alpha):
             continue
         better, worse, sign = (b, a, 1.0) if test.delta > 0 else (a, b, -1.0)
         low, high = sorted([sign * test.ci_lower, sign * test.ci_upper])

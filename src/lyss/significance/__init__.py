@@ -27,6 +27,7 @@ from lyss.stats import (
     holm_resolvable,
     mcnemar_exact,
     paired_bootstrap,
+    significant,
 )
 
 
@@ -107,8 +108,7 @@ def compare_pairs(statistics: dict[str, dict[str, CorpusStatistic]], pairs: list
     if with_ar:
         _add_holm(rows, "p_ar")
     for row in rows:
-        excludes_zero = row["ci_lower"] is not None and (row["ci_lower"] > 0 or row["ci_upper"] < 0)
-        row["significant"] = bool(row["p_bs_holm"] < alpha and excludes_zero)
+        row["significant"] = significant(row["p_bs_holm"], row["ci_lower"], row["ci_upper"], alpha)
     return rows
 
 

@@ -25,6 +25,7 @@ from lyss.stats.paired import (
     one_sided_p_values,
     paired_bootstrap,
     pairwise_permutation_p_values,
+    significant,
     soft_pairwise_accuracy,
     swap_mask_matrix,
     swap_masks,
@@ -47,6 +48,6 @@ __all__ = [
     "joint",
     "mcnemar_exact", "mcnemar_p", "one_sided_p_values", "paired_bootstrap", "pairwise_permutation_p_values",
     "percentile_ci",
-    "percentile_interval", "rows_per_chunk",
+    "percentile_interval", "rows_per_chunk", "significant",
     "soft_pairwise_accuracy", "swap_mask_matrix", "swap_masks",
 ]

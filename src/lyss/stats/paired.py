@@ -167,6 +167,12 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
+def significant(p_holm: float, ci_lower: float | None, ci_upper: float | None, alpha: float) -> bool:
+    """The leaderboard's rule for a difference between two systems (spec §8.2), and the raters' table's: the
+    Holm-adjusted p below α and the bootstrap CI of the difference excluding 0 (no CI: not significant)."""
+    return bool(p_holm < alpha and ci_lower is not None and (ci_lower > 0 or ci_upper < 0))
+
+
 def pairwise_permutation_p_values(statistics: Sequence[CorpusStatistic], masks: np.ndarray) -> np.ndarray:
     """(S × S) matrix: [i, j] is the one-sided p-value for "system i scores higher than system j" from the
     paired permutation test; NaN on the diagonal.
