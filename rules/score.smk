@@ -1,11 +1,15 @@
 # Rule score: each metric writes results/metrics/{dataset}/{method}/{metric}.parquet. A metric that declares
-# a GPU (COMET) gets a job of its own; the others of one dataset × method share one job (the ones reading
-# sentence vectors one, the rest another), so the job count grows with datasets × methods, not × metrics.
-# A grouped job recomputes only the metrics whose stamp changed (lyss.metrics.score.score_metrics): its
-# outputs are update() files, which Snakemake does not delete before the job.
+# a GPU (COMET) and has its model on disk gets a job of its own (lyss.gpu_jobs); the others of one dataset ×
+# method share one job (the ones reading sentence vectors one, the rest another), so the job count grows with
+# datasets × methods, not × metrics. A grouped job recomputes only the metrics whose stamp changed
+# (lyss.metrics.score.score_metrics): its outputs are update() files, which Snakemake does not delete before
+# the job.
+from lyss.gpu_jobs import gpu_metrics
 from lyss.metrics import declaration
 
-SCORE_ALONE = [m for m in METRICS if declaration(m, "gpus")]
+SCORE_ALONE = gpu_metrics(
+    METRICS, [target_card(d) for d in DATASETS], config["metric_options"]
+)
 SCORE_WITH_VECTORS = [
     m for m in METRICS if m not in SCORE_ALONE and m in EMBEDDING_METRICS
 ]

@@ -79,10 +79,26 @@ def test_a_misspelled_partition_gets_a_suggestion(tmp_path, fake_slurm):
     assert "partition 'gpus' does not exist on this cluster (did you mean 'gpu'?); sinfo lists: cpu, gpu" in problem
 
 
+def project_with_comet_model(tmp_path) -> Path:
+    """The project with COMET's model on disk (an empty checkpoint file: the check, like the workflow, reads
+    files only), so that its score jobs reserve a GPU (lyss.gpu_jobs)."""
+    checkpoint = tmp_path / "comet" / "checkpoints" / "model.ckpt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.touch()
+    work = tmp_path / "project"
+    work.mkdir()
+    for name in ("rules", "data"):
+        (work / name).symlink_to(ROOT / name)
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    params["metric_options"] = {"comet_score": {"model": str(checkpoint)}}
+    (work / "params.yaml").write_text(yaml.safe_dump(params))
+    return work
+
+
 def test_comet_on_a_partition_without_gpu(tmp_path, fake_slurm):
-    """params.yaml scores comet_score, whose jobs ask for one GPU (rules/score.smk)."""
+    """params.yaml scores comet_score with a model on disk, so its jobs ask for one GPU (rules/score.smk)."""
     folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"}})
-    [problem], _ = check(folder)
+    [problem], _ = cluster.check_profile(folder, project=project_with_comet_model(tmp_path))
     assert problem.endswith("field 'default-resources.slurm_partition': partition 'cpu' has no GPU, but COMET "
                             "scoring asks for one; add `set-resources: [score:gpu=0]` or a GPU partition for rule "
                             "score")
@@ -92,6 +108,18 @@ def test_run_time_beyond_the_partition_limit(tmp_path, fake_slurm):
     """rules/translate.smk declares runtime=120 (minutes); the cpu partition allows 60."""
     folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"},
                                   "set-resources": ["score:gpu=0"]})
+    [problem], _ = cluster.check_profile(folder, project=project_with_comet_model(tmp_path))
+    assert problem.endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
+
+
+def test_without_a_comet_model_no_job_asks_for_a_gpu(tmp_path, fake_slurm, monkeypatch):
+    """The shipped params.yaml scores comet_score, but its model is on no disk (an empty Hugging Face cache):
+    COMET's files come from the CPU jobs and nothing reserves a GPU, so the GPU-less partition's one problem is
+    its time limit."""
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_cache"))
+    folder = profile(tmp_path, **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"}})
+    assert cluster.declared_resources(ROOT)["gpu"] == 0
     [problem], _ = check(folder)
     assert problem.endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
 

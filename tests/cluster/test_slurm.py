@@ -3,9 +3,9 @@ snakemake-executor-plugin-slurm and profiles/slurm, against the same slice run l
 profiles/local: the run cards must agree (fingerprints and every score) except the timing-derived speed
 fields (elapsed seconds, latencies, throughput), which measure wall time and legitimately differ.
 
-A slice (N entries, 2 methods, 3 metrics, up to the run cards and significance: 11 Snakemake jobs, 7 SLURM
-jobs with the profile's job groups) keeps this near a minute and a half on 2 cores: each SLURM job starts
-Snakemake twice (batch step and job step).
+A slice (N entries, 2 methods, 3 metrics with COMET on a tiny checkpoint trained offline, up to the run cards
+and significance: 15 Snakemake jobs, 7 SLURM jobs with the profile's job groups) keeps this near two minutes
+on 2 cores: each SLURM job starts Snakemake twice (batch step and job step).
 """
 
 import hashlib
@@ -22,6 +22,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch_project import DATASET, ROOT, make_project, run_card, sh, without_timing  # noqa: E402
+from tiny_comet import train_tiny_comet  # noqa: E402
 
 from lyss.metrics.files import read_metric_result  # noqa: E402
 
@@ -32,7 +33,7 @@ METHODS = ["apertium", "copy_source"]
 METRICS = ["exact_match_rate", "chrf_plus_plus", "comet_score"]
 CHAINS = len(METHODS) + 1  # each method and the reference oracle, whose metric files every card reads
 # prep; translate + postprocess + two score jobs (rules/score.smk: one for the metrics needing no GPU, one for
-# COMET) for each chain; aggregate for each method; significance.
+# COMET, whose model is on disk) for each chain; aggregate for each method; significance.
 N_JOBS = 1 + CHAINS * (2 + 2) + len(METHODS) + 1
 # The job groups of profiles/slurm/config.yaml: corpus (prep), method (translate → postprocess → CPU metrics,
 # `group-components: method=2` chains a job), summary (the aggregates and significance); COMET alone.
@@ -42,23 +43,33 @@ N_SLURM_JOBS = sum(GROUP_JOBS.values()) + CHAINS
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
 
 
-def project(path: Path) -> Path:
+def project(path: Path, comet_model: Path | None) -> Path:
+    """The slice, COMET reading `comet_model` (None: the default model, which no machine here has)."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    work = make_project(path, N_ENTRIES, methods={m: params["methods"][m] for m in METHODS}, metrics=METRICS)
+    options = {"comet_score": {"model": str(comet_model)}} if comet_model else {}
+    work = make_project(path, N_ENTRIES, methods={m: params["methods"][m] for m in METHODS}, metrics=METRICS,
+                        metric_options=options)
     shutil.copytree(ROOT / "profiles", work / "profiles")
     return work
 
 
 @pytest.fixture(scope="module")
-def local_run(tmp_path_factory):
-    work = project(tmp_path_factory.mktemp("local"))
+def comet_model(tmp_path_factory) -> Path:
+    """A real COMET checkpoint, so that the COMET jobs load a model and score on the cluster as they do here."""
+    pytest.importorskip("comet", reason="unbabel-comet is not installed (optional extra lyss[comet])")
+    return train_tiny_comet(tmp_path_factory.mktemp("tiny_comet"))
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory, comet_model):
+    work = project(tmp_path_factory.mktemp("local"), comet_model)
     sh(work, "snakemake", "--profile", "profiles/local", "--cores", "2", *TARGETS, timeout=300)
     return work
 
 
 @pytest.fixture(scope="module")
-def slurm_run(tmp_path_factory, cluster):
-    work = project(tmp_path_factory.mktemp("slurm"))
+def slurm_run(tmp_path_factory, cluster, comet_model):
+    work = project(tmp_path_factory.mktemp("slurm"), comet_model)
     # What a user edits for their cluster: partition and account; this cluster has no accounting, so
     # the plugin queries squeue (MinJobAge=3600 ≥ 3 × the 1 s initial wait) and submits without account.
     profile = yaml.safe_load((work / "profiles/slurm/config.yaml").read_text())
@@ -76,12 +87,28 @@ def slurm_run(tmp_path_factory, cluster):
 
 
 def test_the_shipped_profile_groups_jobs(tmp_path):
-    """The dry run (no cluster needed) shows the groups Snakemake forms from the profile's keys."""
-    work = project(tmp_path)
+    """The dry run (no cluster needed) shows the groups Snakemake forms from the profile's keys. The decision
+    reads files only, so an empty checkpoint file stands for a model on disk."""
+    checkpoint = tmp_path / "model" / "checkpoints" / "model.ckpt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.touch()
+    work = project(tmp_path / "project", checkpoint)
     out = sh(work, "snakemake", "-n", "--profile", "profiles/slurm", *TARGETS).stdout
     groups = re.findall(r"Group job (\w+) \(jobs", out)
     assert {g: groups.count(g) for g in set(groups)} == GROUP_JOBS, out[-3000:]
     assert re.search(rf"^score\s+{CHAINS}$", out, re.M) and re.search(rf"^total\s+{N_JOBS}$", out, re.M), out[-3000:]
+
+
+def test_comet_without_a_model_reserves_no_gpu_job(tmp_path):
+    """Where COMET's model is on no disk, its files (which only say why) come from the CPU job of each chain:
+    no job of rule score, so no GPU is reserved and no SLURM job submitted for it."""
+    work = project(tmp_path, None)
+    out = sh(work, "snakemake", "-n", "--profile", "profiles/slurm", *TARGETS).stdout
+    assert not re.search(r"^score\s", out, re.M), out[-3000:]
+    assert re.search(rf"^score_plain\s+{CHAINS}$", out, re.M), out[-3000:]
+    assert re.search(rf"^total\s+{N_JOBS - CHAINS}$", out, re.M), out[-3000:]
+    plain_outputs = re.findall(r"rule score_plain:\n\s+input: [^\n]*\n\s+output: ([^\n]*)", out)
+    assert len(plain_outputs) == CHAINS and all("/comet_score.parquet" in o for o in plain_outputs), out[-3000:]
 
 
 def test_every_job_ran_on_slurm_with_its_declared_resources(slurm_run, cluster):

@@ -100,20 +100,29 @@ def sbatch_refusal(partition: str | None, account: str | None, resources: dict[s
 
 
 def declared_resources(project: Path) -> dict[str, int]:
-    """The largest mem_mb and runtime any rule under rules/ declares, and whether a job asks for a GPU (scoring
-    does, rules/score.smk `metric_gpus`, when params.yaml scores a metric that declares `gpus`, e.g. COMET)."""
+    """The largest mem_mb and runtime any rule under rules/ declares, and whether a job asks for a GPU: scoring
+    does (rules/score.smk `metric_gpus`) for a metric params.yaml scores that declares `gpus` and has its model
+    on disk for some dataset (lyss.gpu_jobs, the workflow's own test; e.g. COMET with a local checkpoint)."""
     largest = {"mem_mb": 0, "runtime": 0, "gpu": 0}
     for path in sorted((project / "rules").glob("*.smk")):
         for line in path.read_text(encoding="utf-8").splitlines():
             match = RESOURCE_LINE.match(line)
             if match:
                 largest[match.group(1)] = max(largest[match.group(1)], int(match.group(2)))
-    params = project / "params.yaml"
-    if params.exists():
-        from lyss.metrics import declaration  # the registry is heavy; only this check needs it
+    params_path = project / "params.yaml"
+    if params_path.exists():
+        # the registry and the cards are heavy; only this check needs them
+        from lyss.gpu_jobs import gpu_metrics
+        from lyss.languages import load_cards
+        from lyss.prep import dataset_language_pair
 
-        scored = (yaml.safe_load(params.read_text(encoding="utf-8")) or {}).get("metrics") or []
-        largest["gpu"] = max([largest["gpu"], *(declaration(m, "gpus") for m in scored)])
+        params = yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}
+        cards = load_cards(project / params.get("languages_dir", "data/languages"))
+        targets = [cards.get(dataset_language_pair(project / d["path"])[1])
+                   for d in (params.get("datasets") or {}).values()
+                   if (project / d.get("path", "") / "dataset.yaml").is_file()]
+        if gpu_metrics(params.get("metrics") or [], targets, params.get("metric_options") or {}):
+            largest["gpu"] = 1
     return largest
 
 

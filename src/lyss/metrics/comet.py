@@ -119,6 +119,17 @@ class CometScore:
     ideal = None
     requires_model = True  # `lyss score` leaves it out unless asked for (loading torch costs seconds)
 
+    @staticmethod
+    def model_on_disk(card: dict | None, options: dict) -> bool:
+        """Whether the model this target card and these options resolve to is a checkpoint on this machine
+        (files only, nothing imported): the workflow reserves a GPU job for COMET only then
+        (lyss.gpu_jobs)."""
+        try:
+            locate_checkpoint(resolve_comet_model(card, options.get("model")))
+        except CometUnavailable:
+            return False
+        return True
+
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         model = resolve_comet_model(data.target_card, data.options.get("model"))
