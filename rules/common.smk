@@ -86,19 +86,6 @@ def dataset_language_cards(dataset):
 
 
 @functools.cache
-def language_card_files():
-    from lyss.languages import load_cards
-
-    return load_cards(LANGUAGES_DIR)
-
-
-def target_card(dataset):
-    """The dataset's target-language card (a file of data/languages/, else derived from CLDR)."""
-    code = dataset_language_pair(config["datasets"][dataset]["path"])[1]
-    return language_card_files().get(code)
-
-
-@functools.cache
 def method_selection(dataset):
     """`datasets.<name>.methods`, or every method that can serve the dataset's language pair
     (lyss.translate.eligibility), then the reference oracle; the others are skipped with a reason (results/skipped/).

@@ -4,11 +4,13 @@
 # datasets × methods, not × metrics. A grouped job recomputes only the metrics whose stamp changed
 # (lyss.metrics.score.score_metrics): its outputs are update() files, which Snakemake does not delete before
 # the job.
-from lyss.gpu_jobs import gpu_metrics
+from lyss.gpu_jobs import gpu_metrics, target_cards
 from lyss.metrics import declaration
 
 SCORE_ALONE = gpu_metrics(
-    METRICS, [target_card(d) for d in DATASETS], config["metric_options"]
+    METRICS,
+    target_cards(config["datasets"], LANGUAGES_DIR),
+    config["metric_options"],
 )
 SCORE_WITH_VECTORS = [
     m for m in METRICS if m not in SCORE_ALONE and m in EMBEDDING_METRICS

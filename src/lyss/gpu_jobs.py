@@ -1,7 +1,20 @@
 """Which metrics get jobs of their own that reserve a GPU. The workflow splits its score jobs by it
 (rules/score.smk) and `lyss cluster check` checks the partitions against it, so the two agree."""
 
+from pathlib import Path
+
 from lyss.metrics import declaration, get_metric
+
+
+def target_cards(datasets: dict, languages_dir, root=".") -> list:
+    """The target-language card of each dataset (`datasets`: params.yaml's section, paths relative to `root`)
+    that has a dataset card: a file of `languages_dir`, else the card derived from CLDR."""
+    from lyss.languages import load_cards
+    from lyss.prep import dataset_language_pair
+
+    cards = load_cards(Path(root, languages_dir))
+    return [cards.get(dataset_language_pair(Path(root, d["path"]))[1]) for d in datasets.values()
+            if Path(root, d.get("path", ""), "dataset.yaml").is_file()]
 
 
 def gpu_metrics(metrics: list[str], target_cards: list, metric_options: dict) -> list[str]:

@@ -92,6 +92,16 @@ def test_tie_calibration_equals_exhaustive_search(seed):
     assert pair_statistics(human[None], metric[None], weights[None])[1] == pytest.approx(best, abs=1e-12)
 
 
+def assert_each_group(got: np.ndarray, expected) -> None:
+    """got[k, g] equals expected(k, g) to 1e-12 for every batch row k and group g, NaN exactly where it is."""
+    for k, g in np.ndindex(got.shape):
+        want = expected(k, g)
+        if np.isnan(want):
+            assert np.isnan(got[k, g]), (k, g)
+        else:
+            assert got[k, g] == pytest.approx(want, abs=1e-12), (k, g)
+
+
 def _table(human, metrics, systems=None, items=None):
     return ScoreData(
         "scores.csv",
@@ -273,13 +283,7 @@ def test_lean_kendall_equals_scipy_with_ties():
     metric = rng.integers(0, 5, size=(3, 7, 9)).astype(float)
     metric[0, 0] = 1.0  # a constant group: τ undefined
     got = kendall_tau_b(human, metric)
-    for b in range(3):
-        for g in range(7):
-            expected = kendalltau(human[b, g], metric[b, g], variant="b")[0]
-            if np.isnan(expected):
-                assert np.isnan(got[b, g])
-            else:
-                assert got[b, g] == pytest.approx(expected, abs=1e-12)
+    assert_each_group(got, lambda b, g: kendalltau(human[b, g], metric[b, g], variant="b")[0])
 
 
 @pytest.mark.parametrize("seed,ties", [(3, True), (4, False)])
@@ -299,13 +303,7 @@ def test_swapped_kendall_equals_scipy_and_the_lean_path_to_the_bit(seed, ties):
     got = swapped_kendall_tau_b(human, a, b, swap)
     swapped = np.where(swap, b, a)
     assert got.tobytes() == kendall_tau_b(human, swapped).tobytes()
-    for k in range(25):
-        for g in range(11):
-            expected = kendalltau(human[g], swapped[k, g], variant="b")[0]
-            if np.isnan(expected):
-                assert np.isnan(got[k, g])
-            else:
-                assert got[k, g] == pytest.approx(expected, abs=1e-12)
+    assert_each_group(got, lambda k, g: kendalltau(human[g], swapped[k, g], variant="b")[0])
 
 
 @pytest.mark.parametrize("seed,ties", [(5, True), (6, False)])
@@ -326,12 +324,8 @@ def test_swapped_pearson_equals_scipy_on_every_swapped_item(seed, ties):
     got = swapped_pearson(human, a, b, swap)
     swapped = np.where(swap, b, a)
     assert got.shape == (25, 11)
-    for k in range(25):
-        for g in range(11):
-            if g == 1 or (ties and g == 0) or np.ptp(swapped[k, g]) == 0:
-                assert np.isnan(got[k, g])
-            else:
-                assert got[k, g] == pytest.approx(pearsonr(human[g], swapped[k, g])[0], abs=1e-12)
+    assert_each_group(got, lambda k, g: np.nan if g == 1 or (ties and g == 0) or np.ptp(swapped[k, g]) == 0
+                      else pearsonr(human[g], swapped[k, g])[0])
 
 
 def test_threads_give_the_same_tables_to_the_bit():

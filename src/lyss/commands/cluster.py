@@ -111,16 +111,10 @@ def declared_resources(project: Path) -> dict[str, int]:
                 largest[match.group(1)] = max(largest[match.group(1)], int(match.group(2)))
     params_path = project / "params.yaml"
     if params_path.exists():
-        # the registry and the cards are heavy; only this check needs them
-        from lyss.gpu_jobs import gpu_metrics
-        from lyss.languages import load_cards
-        from lyss.prep import dataset_language_pair
+        from lyss.gpu_jobs import gpu_metrics, target_cards  # the registry and the cards are heavy
 
         params = yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}
-        cards = load_cards(project / params.get("languages_dir", "data/languages"))
-        targets = [cards.get(dataset_language_pair(project / d["path"])[1])
-                   for d in (params.get("datasets") or {}).values()
-                   if (project / d.get("path", "") / "dataset.yaml").is_file()]
+        targets = target_cards(params.get("datasets") or {}, params.get("languages_dir", "data/languages"), project)
         if gpu_metrics(params.get("metrics") or [], targets, params.get("metric_options") or {}):
             largest["gpu"] = 1
     return largest

@@ -45,13 +45,18 @@ def _centred_moments(x, y, w):
     return (w * dx * dy).sum(axis=-1), (w * dx * dx).sum(axis=-1), (w * dy * dy).sum(axis=-1)
 
 
+def _constant(variance, sum_of_squares) -> np.ndarray:
+    """Whether a side is constant: rounding leaves a tiny positive variance for constant data, so a variance
+    within 1e-12 of the sum of squares counts as zero."""
+    return variance <= 1e-12 * sum_of_squares
+
+
 def weighted_pearson(x, y, weights=None) -> np.ndarray:
     """Pearson r; NaN where either side is constant (the correlation is undefined there)."""
     x, y, w = _with_weights(weights, x, y)
     cov, var_x, var_y = _centred_moments(x, y, w)
-    # Rounding leaves a tiny positive variance for constant data; treat it as zero.
-    tiny_x = var_x <= 1e-12 * (w * x * x).sum(axis=-1)
-    tiny_y = var_y <= 1e-12 * (w * y * y).sum(axis=-1)
+    tiny_x = _constant(var_x, (w * x * x).sum(axis=-1))
+    tiny_y = _constant(var_y, (w * y * y).sum(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = cov / np.sqrt(var_x * var_y)
     return np.where(tiny_x | tiny_y, np.nan, np.clip(r, -1.0, 1.0))
@@ -144,8 +149,8 @@ def swapped_pearson(human, a, b, swap) -> np.ndarray:
     With d = b − a the swapped values are m = a + t·d for swap bits t, and t² = t, so every sum r needs is
     linear in the masks: Σ dh·m = Σ dh·a + Σ t·dh·d (dh the centred human scores), Σ m = Σ a + Σ t·d and
     Σ m² = Σ a² + Σ t·(b² − a²). Three batched products replace B passes over the grid. The sums run in
-    another order than weighted_pearson's, so r agrees with it to rounding (≈ 1e-15), not to the bit; the
-    constant-side test is weighted_pearson's (variance ≤ 1e-12 of the sum of squares: NaN)."""
+    another order than weighted_pearson's, so r agrees with it to rounding (≈ 1e-15), not to the bit; a
+    constant side is NaN by weighted_pearson's test (`_constant`)."""
     human, a, b = (np.asarray(x, dtype=float) for x in (human, a, b))
     t = np.asarray(swap, dtype=np.float64)
     s = human.shape[-1]
@@ -156,8 +161,8 @@ def swapped_pearson(human, a, b, swap) -> np.ndarray:
     cov, total, squares = constant[:, None, :] + np.einsum("bgs,kgs->kbg", t, linear)
     var_m = squares - total * total / s
     var_h = (centred * centred).sum(axis=-1)
-    tiny_h = var_h <= 1e-12 * (human * human).sum(axis=-1)
-    tiny_m = var_m <= 1e-12 * squares
+    tiny_h = _constant(var_h, (human * human).sum(axis=-1))
+    tiny_m = _constant(var_m, squares)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = cov / np.sqrt(var_h * var_m)
     return np.where(tiny_h | tiny_m, np.nan, np.clip(r, -1.0, 1.0))
