@@ -1,7 +1,6 @@
 # Rule score: each metric writes results/metrics/{dataset}/{method}/{metric}.parquet. A metric that declares
 # a GPU (COMET) and has its model on disk gets a job of its own (lyss.gpu_jobs); the others of one dataset ×
-# method share one job (the ones reading sentence vectors one, the rest another), so the job count grows with
-# datasets × methods, not × metrics. A grouped job recomputes only the metrics whose stamp changed
+# method share one job (rule score_cpu), so the job count grows with datasets × methods, not × metrics. A grouped job recomputes only the metrics whose stamp changed
 # (lyss.metrics.score.score_metrics): its outputs are update() files, which Snakemake does not delete before
 # the job.
 from lyss.gpu_jobs import gpu_metrics, target_cards
@@ -12,12 +11,7 @@ SCORE_ALONE = gpu_metrics(
     target_cards(config["datasets"], LANGUAGES_DIR),
     config["metric_options"],
 )
-SCORE_WITH_VECTORS = [
-    m for m in METRICS if m not in SCORE_ALONE and m in EMBEDDING_METRICS
-]
-SCORE_PLAIN = [
-    m for m in METRICS if m not in SCORE_ALONE and m not in SCORE_WITH_VECTORS
-]
+SCORE_CPU = [m for m in METRICS if m not in SCORE_ALONE]
 
 
 def metric_gpus(wildcards):
@@ -50,7 +44,10 @@ def group_code(metrics):
     return code_of
 
 
-def group_embeddings(wildcards):
+def cpu_embeddings(wildcards):
+    """Rule score_cpu: the method's vector files when one of its metrics reads them; none otherwise."""
+    if not set(SCORE_CPU) & set(EMBEDDING_METRICS):
+        return []
     return embedding_files(wildcards.dataset, wildcards.method)
 
 
@@ -83,56 +80,31 @@ rule score:
         "../scripts/score.py"
 
 
-if SCORE_PLAIN:
+if SCORE_CPU:
 
-    rule score_plain:
-        """The metrics that need neither a GPU nor sentence vectors, in one job per dataset × method."""
+    rule score_cpu:
+        """Every metric that needs no GPU, in one job per dataset × method; it reads the method's vectors when a
+        configured metric does (semantic_score, hallucination_rate), and new vectors recompute only those.
+        """
         input:
             corpus="results/corpora/{dataset}.jsonl",
             meta="results/corpora/{dataset}.meta.json",
             translations="results/translations/{dataset}/{method}.jsonl",
             languages=language_cards,
+            embeddings=cpu_embeddings,
         output:
-            group_outputs(SCORE_PLAIN),
+            group_outputs(SCORE_CPU),
         log:
-            "results/logs/score/{dataset}/{method}.plain.log",
+            "results/logs/score/{dataset}/{method}.log",
         threads: 1
         resources:
             mem_mb=2000,
             runtime=120,
         params:
-            metrics=SCORE_PLAIN,
-            options=group_options(SCORE_PLAIN),
+            metrics=SCORE_CPU,
+            options=group_options(SCORE_CPU),
             languages_dir=LANGUAGES_DIR,
-            code=group_code(SCORE_PLAIN),
-            embedding_backend=EMBEDDING_BACKEND,
-        script:
-            "../scripts/score.py"
-
-
-if SCORE_WITH_VECTORS:
-
-    rule score_with_vectors:
-        """The metrics that read the vectors of rule embed, in one job per dataset × method."""
-        input:
-            corpus="results/corpora/{dataset}.jsonl",
-            meta="results/corpora/{dataset}.meta.json",
-            translations="results/translations/{dataset}/{method}.jsonl",
-            languages=language_cards,
-            embeddings=group_embeddings,
-        output:
-            group_outputs(SCORE_WITH_VECTORS),
-        log:
-            "results/logs/score/{dataset}/{method}.vectors.log",
-        threads: 1
-        resources:
-            mem_mb=2000,
-            runtime=120,
-        params:
-            metrics=SCORE_WITH_VECTORS,
-            options=group_options(SCORE_WITH_VECTORS),
-            languages_dir=LANGUAGES_DIR,
-            code=group_code(SCORE_WITH_VECTORS),
+            code=group_code(SCORE_CPU),
             embedding_backend=EMBEDDING_BACKEND,
         script:
             "../scripts/score.py"

@@ -1,4 +1,4 @@
-"""Snakemake adapter for rules `score`, `score_plain` and `score_with_vectors`: the metrics of one dataset ×
+"""Snakemake adapter for rules `score` and `score_cpu`: the metrics of one dataset ×
 method, one output file each, in the order of `params.metrics`. Of `embeddings:` the rules pass the backend
 alone (a batch size changes no score, so it reruns none)."""
 

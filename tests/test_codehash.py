@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from scratch_project import DATASET, make_project, read_params, sh, write_params
 
+from lyss import codehash
 from lyss.codehash import SRC, card_plugins, closure, code_hash, digest, metric_modules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +118,41 @@ def planned_jobs(work: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow
+def fresh_closure(script, metrics):
+    """closure() as a new process computes it: nothing remembered in memory, only what is on disk."""
+    codehash._edges.cache_clear()
+    return closure(script, metrics)
+
+
+def test_import_facts_kept_on_disk_give_the_closure_a_parse_gives(tmp_path, monkeypatch):
+    monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LYSS_CODEHASH_CACHE", "0")
+    parsed = fresh_closure(SCRIPTS / "score.py", ("bleu",))
+    assert not (tmp_path / "cache").exists()  # off: nothing written
+    monkeypatch.delenv("LYSS_CODEHASH_CACHE")
+    assert fresh_closure(SCRIPTS / "score.py", ("bleu",)) == parsed  # cold: parsed, then stored
+    stored = sorted((tmp_path / "cache" / "codehash").glob("*.json"))
+    assert len(stored) == len([p for p in parsed if p.suffix == ".py"])  # one entry per module read
+    assert fresh_closure(SCRIPTS / "score.py", ("bleu",)) == parsed  # warm: read back
+    for path in stored:  # torn or foreign files are parsed again, never trusted
+        path.write_text('{"modules": 3', encoding="utf-8")
+    assert fresh_closure(SCRIPTS / "score.py", ("bleu",)) == parsed
+    codehash._edges.cache_clear()
+
+
+def test_an_edited_file_is_read_again_not_taken_from_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / "cache"))
+    script = tmp_path / "job.py"
+    script.write_text("from lyss.io import read_json\n", encoding="utf-8")
+    codehash._edges.cache_clear()
+    assert "lyss.io" in codehash._edges(script)[0]
+    script.write_text("import lyss.text\n", encoding="utf-8")
+    codehash._edges.cache_clear()
+    modules = codehash._edges(script)[0]
+    assert "lyss.text" in modules and "lyss.io" not in modules
+    codehash._edges.cache_clear()
+
+
 def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path):
     work = make_project(tmp_path, 6, methods={"copy_source": {"kind": "copy_source"}}, metrics=METRICS,
                         validation=True)
@@ -135,8 +171,8 @@ def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path)
     jobs = planned_jobs(work)
     # one job scores the four metrics of a dataset × method (rules/score.smk); it recomputes only the edited one
     assert sorted(jobs) == sorted([
-        ("score_plain", f"results/metrics/{DATASET}/copy_source/exact_match_rate.parquet"),
-        ("score_plain", f"results/metrics/{DATASET}/reference/exact_match_rate.parquet"),  # the oracle's too
+        ("score_cpu", f"results/metrics/{DATASET}/copy_source/exact_match_rate.parquet"),
+        ("score_cpu", f"results/metrics/{DATASET}/reference/exact_match_rate.parquet"),  # the oracle's too
         ("aggregate", f"results/runs/{DATASET}/copy_source.json"),
         ("aggregate", f"results/runs/{DATASET}/reference.json"),
         ("significance", f"results/significance/{DATASET}.json"),
@@ -149,7 +185,7 @@ def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path)
     # of its metric's code, and only the edited metric's changed)
     rewritten = {m for m, p in metric_files.items() if p.read_bytes() != written[m]}
     assert rewritten == {"orthographic_accuracy"}
-    log = (work / f"results/logs/score/{DATASET}/copy_source.plain.log").read_text(encoding="utf-8")
+    log = (work / f"results/logs/score/{DATASET}/copy_source.log").read_text(encoding="utf-8")
     assert "recomputing orthographic_accuracy; current: chrf_plus_plus, exact_match_rate, terminology_adherence" in log
     assert planned_jobs(work) == []
 

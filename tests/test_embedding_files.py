@@ -94,3 +94,33 @@ def test_the_progress_line_names_the_dataset_and_field_being_embedded(tmp_path, 
     embed_field(corpus, "reference", tmp_path / "demo_eng_spa" / "reference.npy", settings=COUNTING)
     n = len(CountingBackend.texts)
     assert n > 0 and f"\rembed demo_eng_spa/reference: {n}/{n} entries" in terminal.text
+
+
+def test_new_vectors_recompute_the_metrics_that_read_them_and_no_other(tmp_path, monkeypatch):
+    """Rule score_cpu scores every CPU metric of a dataset × method with the method's vectors as inputs: a new
+    vector file must recompute semantic_score, not chrF++ beside it."""
+    monkeypatch.setitem(embedders.BUILTIN, "counting", CountingBackend)
+    corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "meta.json"
+    prep_dataset("demo_eng_spa", DEMO, DEMO / "dataset.yaml", "data/languages", corpus, meta)
+    entries = [json.loads(line) for line in corpus.read_text().splitlines()]
+    outputs = tmp_path / "copy_source.jsonl"
+    outputs.write_text("".join(json.dumps({"id": e["id"], "prediction": e["source"], "raw_prediction": e["source"],
+                                           "error": None}) + "\n" for e in entries))
+    vectors = {f: tmp_path / f"{f}.npy" for f in ("source", "reference", "copy_source")}
+    embed_field(corpus, "source", vectors["source"], settings=COUNTING)
+    embed_field(corpus, "reference", vectors["reference"], settings=COUNTING)
+    embed_field(corpus, "copy_source", vectors["copy_source"], translations_path=outputs, settings=COUNTING)
+    metrics = ["chrf_plus_plus", "semantic_score"]
+    files = ScoreFiles(corpus, meta, outputs, tuple(tmp_path / f"{m}.parquet" for m in metrics),
+                       embeddings=tuple(vectors.values()))
+    options = MetricOptions.of({"semantic_score": {"embedder": "counting"}})
+
+    def score():
+        return score_metrics(metrics, files, dict.fromkeys(metrics, "code"), options, "data/languages", COUNTING)
+
+    assert score() == metrics
+    assert score() == []  # nothing changed: nothing recomputed
+    chrf = files.outputs[0].read_bytes()
+    np.save(vectors["copy_source"], np.load(vectors["copy_source"]) + 1.0)  # the method's vectors change
+    assert score() == ["semantic_score"]
+    assert files.outputs[0].read_bytes() == chrf

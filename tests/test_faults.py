@@ -364,7 +364,7 @@ def test_output_of_a_job_killed_before_it_ended_is_marked_incomplete(scoring_pro
     assert refused.returncode != 0 and "IncompleteFilesException" in refused.stdout + refused.stderr
     assert relative in refused.stdout + refused.stderr
     redone = sh(work, "snakemake", "--cores", "1", "--rerun-incomplete", relative)
-    assert "rule score_plain:" in redone.stdout + redone.stderr  # the cheap metrics of copy_source share one job
+    assert "rule score_cpu:" in redone.stdout + redone.stderr  # the CPU metrics of copy_source share one job
     read_metric_result(target)
 
 

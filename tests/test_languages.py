@@ -72,6 +72,18 @@ def test_schema_rejects_inline_orthography_without_letters(tmp_path):
         load_card(path)
 
 
+def test_a_card_read_again_follows_its_file_and_is_a_copy(tmp_path):
+    path = write_card(tmp_path, "code: xyz\nname: First\nscripts: [Latn]\n")
+    first = load_card(path)
+    first["name"] = "changed by a caller"
+    assert load_card(path)["name"] == "First"  # remembered, but every caller gets its own copy
+    path.write_text("code: xyz\nname: Second\nscripts: [Latn]\n", encoding="utf-8")
+    assert load_card(path)["name"] == "Second"  # an edit in place is read again
+    path.write_text("code: xyz\nname: [\n", encoding="utf-8")
+    with pytest.raises(InputError, match="malformed YAML"):
+        load_card(path)
+
+
 def test_card_code_must_match_file_name(tmp_path):
     path = write_card(tmp_path, "code: abc\nname: X\nscripts: [Latn]\n", code="xyz")
     with pytest.raises(InputError, match="does not match the file name"):

@@ -24,9 +24,14 @@ for every job that reaches the importer.
 import ast
 import functools
 import hashlib
+import json
+import os
+import tempfile
 from pathlib import Path
 
 import yaml
+
+from lyss.cachedir import cache_root
 
 SRC = Path(__file__).resolve().parents[1]  # the folder holding the `lyss` package
 PACKAGE = "lyss"
@@ -35,6 +40,7 @@ REGISTRY_MODULE = "lyss.metrics"
 # card): any edit anywhere changes what they write, so they depend on the whole package.
 WHOLE_PACKAGE_SCRIPTS = frozenset({"aggregate.py"})
 DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv")
+FACTS_VERSION = 1  # part of every stored entry's key: raise it when `_read_facts` changes what it reads
 # lyss.defaults links to the repository's own params.yaml and language cards (for `lyss score` outside the
 # repository). They are settings and data, which the rules already take as params and inputs: hashed as
 # code, a weight change would rerun every job.
@@ -103,10 +109,39 @@ def _package_modules(package: str) -> set[str]:
 @functools.cache
 def _edges(path: Path) -> tuple[frozenset[str], frozenset[Path]]:
     """(lyss modules `path` imports or names, package data files it reads)."""
+    facts = _source_facts(path)
+    modules = set(facts["modules"])
+    for package in facts["computed"]:
+        modules.update(_package_modules(package))
+    data = set()
+    for package, parts in facts["reads"]:
+        data.update(_data_files(package, parts))
+    return frozenset(m for m in modules if module_file(m)), frozenset(data)
+
+
+def _source_facts(path: Path) -> dict:
+    """What the syntax tree of `path` names (see `_read_facts`), kept on disk under the hash of the file's bytes
+    and module name. Parsing and walking the ~100 modules a workflow reaches took 1.6 s of every Snakemake start
+    (each SLURM job's too); the facts depend on nothing else, while what they resolve to (which modules and data
+    files exist) is looked up fresh by `_edges` on every call."""
+    source = path.read_bytes()
     current = module_name(path) if path.is_relative_to(SRC) else ""
     is_package = path.name == "__init__.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    modules, data, read_whole = set(), set(), set()
+    key = hashlib.sha256(f"{FACTS_VERSION}\0{current}\0{is_package}\0".encode() + source).hexdigest()
+    stored = _stored_facts(key)
+    if stored is not None:
+        return stored
+    facts = _read_facts(source.decode("utf-8"), path, current, is_package)
+    _store_facts(key, facts)
+    return facts
+
+
+def _read_facts(source: str, path: Path, current: str, is_package: bool) -> dict:
+    """`modules`: the lyss module names the file imports or names in a string (not yet checked to exist);
+    `computed`: packages whose modules a computed name may import; `reads`: (package, parts) of package data
+    read with `resources.files(...)`, parts None when the file is chosen at run time."""
+    tree = ast.parse(source, filename=str(path))
+    modules, computed, reads, read_whole = set(), set(), set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             modules.update(alias.name for alias in node.names)
@@ -123,18 +158,52 @@ def _edges(path: Path) -> tuple[frozenset[str], frozenset[Path]]:
         elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
             prefix = str(node.values[0].value)
             if prefix.startswith(PACKAGE + ".") and prefix.endswith("."):
-                modules.update(_package_modules(prefix[:-1]))
+                computed.add(prefix[:-1])
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "joinpath":
             package = _package_of(node.func.value, current, is_package)
             if package:
                 constant = all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
-                data.update(_data_files(package, [a.value for a in node.args] if constant else None))
+                reads.add((package, tuple(a.value for a in node.args) if constant else None))
                 read_whole.add(id(node.func.value))
     for node in ast.walk(tree):  # resources.files(package) used otherwise: any file of its tree
         package = _package_of(node, current, is_package)
         if package and id(node) not in read_whole:
-            data.update(_data_files(package))
-    return frozenset(m for m in modules if module_file(m)), frozenset(data)
+            reads.add((package, None))
+    return {"modules": sorted(modules), "computed": sorted(computed),
+            "reads": sorted(reads, key=lambda r: (r[0], r[1] is not None, r[1] or ()))}
+
+
+def _facts_folder() -> Path | None:
+    return None if os.environ.get("LYSS_CODEHASH_CACHE", "1") == "0" else cache_root() / "codehash"
+
+
+def _stored_facts(key: str) -> dict | None:
+    """The facts stored under `key`; None when there are none or the file is not what `_store_facts` writes."""
+    folder = _facts_folder()
+    if folder is None:
+        return None
+    try:
+        facts = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
+        return {"modules": [str(m) for m in facts["modules"]], "computed": [str(p) for p in facts["computed"]],
+                "reads": [(str(package), None if parts is None else tuple(map(str, parts)))
+                          for package, parts in facts["reads"]]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store_facts(key: str, facts: dict) -> None:
+    """Written to a temporary file and renamed, so a reader in another process sees the whole file or none;
+    a folder that cannot be written only costs the parse next time."""
+    folder = _facts_folder()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as out:
+            json.dump(facts, out)
+        os.replace(out.name, folder / f"{key}.json")
+    except OSError:
+        pass
 
 
 def _with_parents(name: str) -> list[str]:

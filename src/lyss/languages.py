@@ -41,15 +41,26 @@ def card_schema() -> dict:
 
 
 def load_card(path) -> dict:
-    """A card file, validated, merged over the CLDR card of its language (`with_cldr_facts`)."""
+    """A card file, validated, merged over the CLDR card of its language (`with_cldr_facts`).
+
+    Remembered per process by path and content: the workflow's start-up reads every card three times (the
+    settings check, the input check, the GPU-job question), each time parsing ~70 YAML files. A copy is
+    returned, so a caller that changes its card changes nobody else's."""
     path = Path(path)
-    return with_cldr_facts(read_card_file(path), path)
+    text = path.read_bytes()
+    return copy.deepcopy(_loaded_card(str(path), text))
 
 
-def read_card_file(path: Path) -> dict:
-    """A card file as written, validated against the schema; InputError naming file, line and field."""
+@functools.lru_cache(maxsize=1024)
+def _loaded_card(path: str, text: bytes) -> dict:
+    return with_cldr_facts(read_card_file(Path(path), text), Path(path))
+
+
+def read_card_file(path: Path, text: bytes | None = None) -> dict:
+    """A card file as written (`text`: its bytes, when already read), validated against the schema;
+    InputError naming file, line and field."""
     try:
-        card = yaml.safe_load(path.read_text(encoding="utf-8"))
+        card = yaml.safe_load(path.read_text(encoding="utf-8") if text is None else text.decode("utf-8"))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise InputError(path, f"malformed YAML ({getattr(err, 'problem', err)})",

@@ -105,9 +105,9 @@ def test_comet_without_a_model_reserves_no_gpu_job(tmp_path):
     work = project(tmp_path, None)
     out = sh(work, "snakemake", "-n", "--profile", "profiles/slurm", *TARGETS).stdout
     assert not re.search(r"^score\s", out, re.M), out[-3000:]
-    assert re.search(rf"^score_plain\s+{CHAINS}$", out, re.M), out[-3000:]
+    assert re.search(rf"^score_cpu\s+{CHAINS}$", out, re.M), out[-3000:]
     assert re.search(rf"^total\s+{N_JOBS - CHAINS}$", out, re.M), out[-3000:]
-    plain_outputs = re.findall(r"rule score_plain:\n\s+input: [^\n]*\n\s+output: ([^\n]*)", out)
+    plain_outputs = re.findall(r"rule score_cpu:\n\s+input: [^\n]*\n\s+output: ([^\n]*)", out)
     assert len(plain_outputs) == CHAINS and all("/comet_score.parquet" in o for o in plain_outputs), out[-3000:]
 
 

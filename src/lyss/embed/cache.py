@@ -24,16 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from lyss.cachedir import cache_root
+
 DEFAULT_MB = 2048
 KEEP_AFTER_EVICTION = 0.8  # an eviction brings the store down to this share of the bound, not just under it
 CHUNK = 500  # keys per SQL statement (SQLite allows 32,766 parameters; smaller statements lock for less time)
 BUSY_SECONDS = 120  # how long a writer waits for another job's transaction before it gives up
-
-
-def cache_root() -> Path:
-    if os.environ.get("LYSS_CACHE_DIR"):
-        return Path(os.environ["LYSS_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lyss"
 
 
 def bound_bytes() -> int:

@@ -24,7 +24,8 @@ import os
 import sqlite3
 import sys
 
-from lyss.embed.cache import BUSY_SECONDS, cache_root
+from lyss.cachedir import cache_root
+from lyss.embed.cache import BUSY_SECONDS
 
 MAX_ROWS = 2_000_000  # ≈ 200 MB: the words of hundreds of corpora in dozens of languages
 

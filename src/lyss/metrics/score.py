@@ -2,10 +2,10 @@
 the vectors of rule `embed`), each written as its own metric file.
 
 A Snakemake job per metric cost more in start-up (Python, pandas, pyarrow, the corpus read again) than most
-metrics cost to compute, so the cheap metrics of a dataset × method share one job (rules/score.smk). Code is
-still an input per metric: each file records a stamp, the hash of what it was computed from (its metric's
-code, options and embedder, the bytes of the files it reads), and the job recomputes only the metrics whose
-stamp changed; the others keep their bytes.
+metrics cost to compute, so every metric of a dataset × method that needs no GPU shares one job
+(rules/score.smk). Code is still an input per metric: each file records a stamp, the hash of what it was
+computed from (its metric's code, options and embedder, the bytes of the files it reads), and the job
+recomputes only the metrics whose stamp changed; the others keep their bytes.
 """
 
 import dataclasses
@@ -19,7 +19,7 @@ from lyss.embed.embedders import embeddings_from_files
 from lyss.errors import InputError
 from lyss.io import iter_jsonl, read_json
 from lyss.languages import load_cards
-from lyss.metrics import ScoringInput, resolve_metric
+from lyss.metrics import ScoringInput, declaration, resolve_metric
 from lyss.metrics.files import read_stamp, write_metric_result
 from lyss.prep.corpus import read_prepared
 from lyss.settings import Embeddings, MetricOptions
@@ -81,7 +81,9 @@ def score_metrics(metric_ids, files: ScoreFiles, codes: Mapping[str, str], optio
     backend = embedding_settings.backend
     shared = [file_digest(p) for p in (files.corpus, files.corpus_meta, files.translations, *files.inputs)]
     vectors = [file_digest(p) for p in files.embeddings]
-    stamps = {m: metric_stamp(codes[m], options.of_metric(m), backend, shared + vectors) for m in metric_ids}
+    # the vector files count for the metrics that read them: new vectors recompute those, not every metric of the job
+    stamps = {m: metric_stamp(codes[m], options.of_metric(m), backend,
+                              shared + (vectors if declaration(m, "needs_embeddings") else [])) for m in metric_ids}
     stale = [(m, path) for m, path in zip(metric_ids, files.outputs, strict=True) if read_stamp(path) != stamps[m]]
     kept = sorted(set(metric_ids) - {m for m, _ in stale})
     print(f"recomputing {', '.join(m for m, _ in stale) or 'nothing'}; current: {', '.join(kept) or 'none'}",
@@ -89,7 +91,8 @@ def score_metrics(metric_ids, files: ScoreFiles, codes: Mapping[str, str], optio
     if not stale:
         return []
     data = scoring_input(files.corpus, files.corpus_meta, files.translations, languages_dir)
-    if files.embeddings:  # the vectors of rule `embed`: the metrics embed nothing again
+    if files.embeddings and any(declaration(m, "needs_embeddings") for m, _ in stale):
+        # the vectors of rule `embed`: the metrics embed nothing again
         data.embeddings = embeddings_from_files(files.embeddings, backend)
     for metric_id, path in stale:
         scoring = dataclasses.replace(data, options=options.of_metric(metric_id))
