@@ -5,7 +5,8 @@ tests/data/multilingual plus the demo corpus, or the lines of --texts files), al
 best of --repeats; the lowest cosine between their vectors. The limit: the model's multiply-adds per token
 (12 layers of q, k, v, output, two feed-forward matrices, and attention over the text's own tokens) at the
 float32 matrix-product rate numpy measures here on the same shapes, i.e. texts/s if the CPU did nothing but the
-model's arithmetic at that rate. The onnx backend computes in int8 (VNNI), so it may pass the float32 limit.
+model's arithmetic at that rate. The onnx backend's MatMulNBits unpacks the 4-bit weights inside its float32
+kernel (MLAS, AVX-512 here), so it may pass numpy's float32 rate.
 
     .venv/bin/python bench/bench_embed.py [--repeats 3] [--texts FILE ...]
 """
