@@ -55,6 +55,7 @@ from lyss.commands.score import (
     score_metrics,
     shared_embeddings,
 )
+from lyss.embed.embedders import backend_class
 from lyss.evidence.correlate import (
     CorrelationOptions,
     ScoreData,
@@ -147,11 +148,15 @@ class Cache:
         self.folder, self.key = folder, key
         folder.mkdir(parents=True, exist_ok=True)
 
-    def vectors_path(self, model: str) -> Path:
-        return self.folder / f"vectors-{hashlib.sha256(model.encode()).hexdigest()[:12]}.pkl"
+    def vectors_path(self, embeddings) -> Path:
+        """Keyed by the backend's cache identity (weights, embed code, runtime, CPU), as the embedding store is:
+        keyed by the model name alone, vectors of an older embed code were read back after it changed."""
+        backend = backend_class(embeddings.spec)
+        identity = backend.cache_id() if callable(getattr(backend, "cache_id", None)) else embeddings.model
+        return self.folder / f"vectors-{hashlib.sha256(identity.encode()).hexdigest()[:12]}.pkl"
 
     def load_vectors(self, embeddings) -> None:
-        path = self.vectors_path(embeddings.model)
+        path = self.vectors_path(embeddings)
         if path.exists():
             embeddings.add(*pickle.loads(path.read_bytes()))
 
@@ -160,9 +165,9 @@ class Cache:
             known = embeddings._vectors  # noqa: SLF001 - the table's own store, written as it is
             texts = list(known)
             data = pickle.dumps((texts, np.stack([known[t] for t in texts])))
-            tmp = self.vectors_path(embeddings.model).with_suffix(f".{os.getpid()}.tmp")
+            tmp = self.vectors_path(embeddings).with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(data)
-            tmp.replace(self.vectors_path(embeddings.model))
+            tmp.replace(self.vectors_path(embeddings))
             embeddings.computed = 0
 
     def results(self, what: str, data: ScoringInput, compute):
