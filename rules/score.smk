@@ -1,8 +1,8 @@
 # Rule score: each metric writes results/metrics/{dataset}/{method}/{metric}.parquet. A metric that declares
 # a GPU (COMET) and has its model on disk gets a job of its own (lyss.gpu_jobs); the others of one dataset ×
-# method share one job (rule score_cpu), so the job count grows with datasets × methods, not × metrics. A grouped job recomputes only the metrics whose stamp changed
-# (lyss.metrics.score.score_metrics): its outputs are update() files, which Snakemake does not delete before
-# the job.
+# method share one job (rule score_cpu), so the job count grows with datasets × methods, not × metrics. A
+# grouped job recomputes only the metrics whose stamp changed (lyss.metrics.score.score_metrics): its outputs
+# are update() files, which Snakemake does not delete before the job.
 from lyss.gpu_jobs import gpu_metrics, target_cards
 from lyss.metrics import declaration
 

