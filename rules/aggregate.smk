@@ -11,7 +11,7 @@ rule aggregate:
         evidence=evidence_dirs,
         review=review_verdict,
         languages=language_cards,
-        embeddings=run_embeddings,
+        embeddings=method_embeddings,
     output:
         "results/runs/{dataset}/{method}.json",
     log:

@@ -1,5 +1,5 @@
 # Sentence vectors, once per dataset × text field (src/lyss/embed/__init__.py); read by the embedding
-# metrics (rule score) and the misaligned_output caveat (rule aggregate). No target when no configured
+# metrics (rules score_cpu, score) and the misaligned_output caveat (rule aggregate). No target when no configured
 # metric embeds.
 from lyss.metrics import get_metric
 
@@ -32,8 +32,10 @@ def metric_embeddings(wildcards):
     return embedding_files(wildcards.dataset, wildcards.method)
 
 
-def run_embeddings(wildcards):
-    """Rule aggregate (misaligned_output): source and output vectors, when the metrics computed them."""
+def method_embeddings(wildcards):
+    """The vector files of a dataset × method whenever a configured metric embeds: rule score_cpu (the
+    embedding metrics among its metrics) and rule aggregate (the misaligned_output caveat) read them.
+    """
     if not EMBEDDING_METRICS:
         return []
     return embedding_files(wildcards.dataset, wildcards.method)

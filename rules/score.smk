@@ -44,13 +44,6 @@ def group_code(metrics):
     return code_of
 
 
-def cpu_embeddings(wildcards):
-    """Rule score_cpu: the method's vector files when one of its metrics reads them; none otherwise."""
-    if not set(SCORE_CPU) & set(EMBEDDING_METRICS):
-        return []
-    return embedding_files(wildcards.dataset, wildcards.method)
-
-
 rule score:
     """A metric that needs a GPU: one job per dataset × method × metric."""
     input:
@@ -91,7 +84,7 @@ if SCORE_CPU:
             meta="results/corpora/{dataset}.meta.json",
             translations="results/translations/{dataset}/{method}.jsonl",
             languages=language_cards,
-            embeddings=cpu_embeddings,
+            embeddings=method_embeddings,
         output:
             group_outputs(SCORE_CPU),
         log:
