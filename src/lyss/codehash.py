@@ -39,7 +39,7 @@ REGISTRY_MODULE = "lyss.metrics"
 # Scripts whose output records lyss.aggregate.fingerprint.code_version, a hash of every module of the package (the run
 # card): any edit anywhere changes what they write, so they depend on the whole package.
 WHOLE_PACKAGE_SCRIPTS = frozenset({"aggregate.py"})
-DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv")
+DATA_SUFFIXES = (".json", ".yaml", ".yml", ".txt", ".tsv", ".csv", ".npz")
 FACTS_VERSION = 1  # part of every stored entry's key: raise it when `_read_facts` changes what it reads
 # lyss.defaults links to the repository's own params.yaml and language cards (for `lyss score` outside the
 # repository). They are settings and data, which the rules already take as params and inputs: hashed as

