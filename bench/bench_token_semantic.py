@@ -51,6 +51,7 @@ import numpy as np
 
 from lyss.commands.plain_files import Notes, language_cards, load_settings
 from lyss.embed.e5_onnx import TOKENS_PER_BATCH, _padded, build_model, cores
+from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import load_weights
 from lyss.evidence.correlate import CorrelationOptions, correlation_table, levels_for
 from lyss.evidence.orientation import COMPOSITE
@@ -76,7 +77,7 @@ class TokenEncoder:
         from onnx import TensorProto, helper
 
         self.weights = load_weights()
-        model = onnx.load_from_string(build_model(self.weights))
+        model = onnx.load_from_string(build_model(self.weights, load_exponents()))
         last = [n for n in model.graph.node if n.op_type == "LayerNormalization"][-1].output[0]
         model.graph.output.append(helper.make_tensor_value_info(last, TensorProto.FLOAT,
                                                                 ["batch", "tokens", self.weights.hidden]))

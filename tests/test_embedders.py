@@ -121,3 +121,16 @@ def test_each_distinct_text_is_embedded_once_and_cached_files_are_reused(tmp_pat
     cached = embedders.embeddings_from_files([path], "letters")
     assert cached.embed(["b", "ab"]).tolist() == [[1, 1], [2, 1]] and cached.computed == 0
     assert cached._backend is None  # the model is not even loaded when every text is cached
+
+
+@pytest.mark.parametrize("precision", ["int8", "float32"])
+def test_every_constant_of_the_graph_has_its_own_name(precision):
+    """onnxruntime keeps the last of two initialisers that share a name (and warns on every load)."""
+    import onnx
+
+    from lyss.embed.e5_onnx import build_model
+    from lyss.embed.e5_weights import load_weights
+
+    exponents = e5_smoothing.load_exponents() if precision == "int8" else None
+    names = [i.name for i in onnx.load_from_string(build_model(load_weights(), exponents)).graph.initializer]
+    assert len(names) == len(set(names))

@@ -269,7 +269,7 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     codes = g.op("QuantizeLinear", [g.op("Reshape", [x, g.shared(f"rows_of_{width}", [-1, width])]), rows,
                                     g.op("Expand", [zero, g.op("Shape", [rows])])], axis=0)
     codes = g.op("Reshape", [codes, g.op("Shape", [x])])
-    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), g.shared("one", np.float32(1)),
+    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), g.shared("unit_scale", np.float32(1)),
                                          g.constant(f"{group}.column", column.astype(np.float32)), zero],
                 domain="com.microsoft")
     scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
