@@ -256,7 +256,7 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     codes_w = np.clip(np.rint(matrix / column), -LEVELS, LEVELS).astype(np.int8)
     if group.endswith(".fo"):  # GELU's output ≥ −0.17: shifted to ≥ 0, it takes all 256 unsigned codes
         x = g.op("Add", [x, g.shared("gelu_floor", np.float32(GELU_FLOOR))])
-        bias = bias - GELU_FLOOR * (codes_w * column).sum(axis=0)
+        bias = bias - GELU_FLOOR * column * codes_w.sum(axis=0, dtype=np.int64)  # the integer sum is exact
         zero, top = g.shared("zero", np.uint8(0)), g.shared("top_unsigned", np.float32(2 * LEVELS + 1))
         peak = g.op("ReduceMax", [x], axes=[-1], keepdims=1)
     else:  # symmetric codes −127…127, stored + 128
@@ -269,8 +269,9 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     codes = g.op("QuantizeLinear", [g.op("Reshape", [x, g.shared(f"rows_of_{width}", [-1, width])]), rows,
                                     g.op("Expand", [zero, g.op("Shape", [rows])])], axis=0)
     codes = g.op("Reshape", [codes, g.op("Shape", [x])])
-    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), g.shared("unit_scale", np.float32(1)),
-                                         g.constant(f"{group}.column", column.astype(np.float32)), zero],
+    unit = g.shared("unit_scale", np.float32(1))  # the rows' steps are applied after, with the bias
+    column_scales = g.constant(f"{group}.column", column.astype(np.float32))
+    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), unit, column_scales, zero],
                 domain="com.microsoft")
     scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
     return g.op("Concat", [sink, scaled], axis=1)

