@@ -40,7 +40,6 @@ from lyss.embed.e5_weights import E5Weights, load_weights
 TOKENS_PER_BATCH = 1024  # padded tokens per onnxruntime call: measured fastest here (4096: 1.3×, 16384: 2.5× slower)
 PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not depend on its batch
 LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
-GROUPS = ("qkv", "ao", "fi", "fo")  # the dense products of a layer, named by what they compute
 GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
 SMOOTHED = ("qkv", "fi")  # those of a LayerNorm's output, where the outlier channels are
 
@@ -80,7 +79,7 @@ class _Graph:
         return output
 
     def split(self, x: str, sizes: str) -> list[str]:
-        """`x` cut along its last axis into pieces of the lengths the constant `sizes` holds."""
+        """`x` cut along its last axis into three pieces, of the lengths the constant `sizes` holds."""
         from onnx import helper
 
         self._count += 1
@@ -95,10 +94,7 @@ def dense(weights: E5Weights, group: str) -> tuple[np.ndarray, np.ndarray]:
     layer, _, kind = group.partition(".")
     names = [f"{layer}.{m}" for m in "qkv"] if kind == "qkv" else [group]
     inputs = weights.ffn if kind == "fo" else weights.hidden
-    matrices = []
-    for name in names:
-        scales, values = weights.q4_blocks(f"{name}.w")
-        matrices.append(((values.astype(np.float32) - 8.0) * scales[:, None]).reshape(-1, inputs).T)
+    matrices = [weights.dequantised(f"{name}.w").reshape(-1, inputs).T for name in names]
     bias = np.concatenate([weights.floats(f"{name}.b") for name in names])
     return np.ascontiguousarray(np.concatenate(matrices, axis=1)), bias
 

@@ -100,11 +100,11 @@ class E5Weights:
         t = self.tensors[name]
         return np.frombuffer(self._buf, dtype="<f4", count=t.count, offset=t.offset).copy()
 
-    def q4_blocks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """A Q4_0 tensor as (scales (blocks,) float32, values (blocks, 32) uint8 in 0–15, weight = (v−8)·scale)."""
+    def dequantised(self, name: str) -> np.ndarray:
+        """A Q4_0 tensor's weights as float32, flat in stored order (exact: scale × value)."""
         t = self.tensors[name]
         raw = np.frombuffer(self._buf, dtype=np.uint8, count=t.nbytes, offset=t.offset).reshape(-1, BLOCK_BYTES)
-        return _split_blocks(raw)
+        return _dequantise(raw).reshape(-1)
 
     def word_vectors(self, token_ids: np.ndarray) -> np.ndarray:
         """Dequantised rows of the word-embedding table for `token_ids` (the table stays 4-bit: 384 MB as
@@ -112,9 +112,7 @@ class E5Weights:
         t = self.tensors["emb.word"]
         table = np.frombuffer(self._buf, dtype=np.uint8, count=t.nbytes, offset=t.offset)
         rows = table.reshape(self.vocab, -1, BLOCK_BYTES)[np.asarray(token_ids).reshape(-1)]
-        scales, values = _split_blocks(rows.reshape(-1, BLOCK_BYTES))
-        weights = (values.astype(np.float32) - 8.0) * scales[:, None]
-        return weights.reshape(*np.shape(token_ids), self.hidden)
+        return _dequantise(rows.reshape(-1, BLOCK_BYTES)).reshape(*np.shape(token_ids), self.hidden)
 
     # -- tokenizer -------------------------------------------------------------------------------------
     def tokenize(self, text: str) -> list[int]:
@@ -149,10 +147,12 @@ class E5Weights:
         return ids[::-1]
 
 
-def _split_blocks(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dequantise(raw: np.ndarray) -> np.ndarray:
+    """Q4_0 blocks (n, 18 bytes) → their weights (n, 32) float32: (value − 8) × the block's fp16 scale."""
     scales = raw[:, :2].copy().view("<f2").astype(np.float32).reshape(-1)
     nibbles = raw[:, 2:]
-    return scales, np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=1)
+    values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=1)
+    return (values.astype(np.float32) - 8.0) * scales[:, None]
 
 
 @functools.lru_cache(maxsize=1)
