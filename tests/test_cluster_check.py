@@ -3,6 +3,7 @@ case is tests/cluster/test_slurm_profile_check.py): every way a profile can be r
 profile key, with sbatch's own message where sbatch would refuse the job; a SLURM command that never
 answers is reported, not waited for."""
 
+import re
 import stat
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 from lyss.cli import main
-from lyss.commands import cluster
+from lyss.commands import cluster, cluster_groups
 
 ROOT = Path(__file__).resolve().parents[1]
 # Two partitions: `gpu` (2 days, 64 GB nodes with 4 GPUs) and the default `cpu` (1 hour, 16 GB, no GPU).
@@ -156,3 +157,72 @@ def test_without_slurm_on_path_the_check_says_where_to_run(tmp_path, monkeypatch
     assert main(["cluster", "check", str(profile(tmp_path))]) == 2
     assert capsys.readouterr().err == ("lyss: error: sinfo: not found on PATH: run `lyss cluster check` on a SLURM "
                                        "login node\n")
+
+
+def shipped_groups() -> dict:
+    shipped = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    return {key: shipped[key] for key in ("groups", "group-components", "cores")}
+
+
+def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_path, fake_slurm):
+    """A job group asks SLURM for its jobs' summed run time, not any rule's. The shipped groups on the 60-minute
+    cpu partition, from the runtimes the rules declare (minutes; `cores: 2`, so 2-thread jobs run one at a time):
+    corpus = prep 30, then the source and reference vectors 120 + 120 = 270; method (two chains) = translate 120
+    (both side by side), postprocess 30, embed_method 120 + 120, score_cpu 120 = 510."""
+    folder = profile(tmp_path, **shipped_groups(),
+                     **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"}})
+    problems, _ = check(folder)
+    assert problems[0].endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
+    asked = {re.search(r"job group '(\w+)'", p).group(1): int(re.search(r"runtime=(\d+)", p).group(1))
+             for p in problems[1:]}
+    assert asked["corpus"] == 30 + 120 + 120
+    assert asked["method"] == 120 + 30 + 120 + 120 + 120
+    assert set(asked) == {"corpus", "method", "summary"}
+    assert all("field 'groups'" in p and "partition 'cpu' allows 60 minutes" in p for p in problems[1:])
+
+
+def test_groups_that_fit_a_long_partition_pass(tmp_path, fake_slurm):
+    folder = profile(tmp_path, **shipped_groups(),
+                     **{"default-resources": {"slurm_partition": "gpu", "slurm_account": "proj_a"}})
+    assert check(folder) == ([], [])
+
+
+def test_snakemakes_group_estimate_by_hand():
+    """Snakemake's rule (snakemake.resources.GroupResources): a dependency level's jobs side by side within the
+    cores, each layer as long as its longest job, layers and levels summed."""
+    def job(rule, threads, runtime, reads=(), writes=()):
+        return cluster_groups.PlannedJob(rule, threads, runtime, 1000, set(reads), set(writes))
+
+    five = [job("a", 1, 30, writes=[f"a{i}"]) for i in range(5)]
+    assert cluster_groups.requested_runtime(five + [job("b", 1, 15, reads=["a0"])], cores=2) == 3 * 30 + 15
+    assert cluster_groups.requested_runtime(five, cores=8) == 30
+    wide = [job("w", 2, 120), job("n", 1, 30), job("n", 1, 30)]
+    assert cluster_groups.requested_runtime(wide, cores=2) == 120 + 30
+    assert [len(level) for level in cluster_groups.levels(five + [job("b", 1, 15, reads=["a0"])])] == [5, 1]
+
+
+def test_the_dry_run_listing_is_read_job_by_job():
+    listing = """[Thu Dec  3 15:50:03 2026] Group job corpus (jobs in lexicogr. order):
+
+    [Thu Dec  3 15:50:03 2026]
+    rule prep:
+        input: data/a.jsonl
+        output: results/a.jsonl, results/a.meta.json
+        jobid: 3
+        resources: tmpdir=/tmp, mem_mb=1000, mem=1 GB, runtime=30
+
+    [Thu Dec  3 15:50:03 2026]
+    rule embed_corpus_field:
+        input: results/a.jsonl
+        output: results/a.npy
+        threads: 2
+        resources: tmpdir=/tmp, mem_mb=2000, mem=2 GB, runtime=120
+[Thu Dec  3 15:50:03 2026]
+rule report:
+    input: results/x
+"""
+    [(name, jobs)] = cluster_groups.parse_dry_run(listing)
+    assert name == "corpus"
+    assert [(j.rule, j.threads, j.runtime, j.mem_mb) for j in jobs] == [("prep", 1, 30, 1000),
+                                                                         ("embed_corpus_field", 2, 120, 2000)]
+    assert jobs[0].outputs == {"results/a.jsonl", "results/a.meta.json"} and jobs[1].inputs == {"results/a.jsonl"}
