@@ -50,9 +50,8 @@ import human_agreement as ha
 import numpy as np
 
 from lyss.commands.plain_files import Notes, language_cards, load_settings
-from lyss.embed.e5_onnx import TOKENS_PER_BATCH, _padded, build_model, cores
+from lyss.embed.e5_onnx import OnnxE5, batches, build_model, cores
 from lyss.embed.e5_smoothing import load_exponents
-from lyss.embed.e5_weights import load_weights
 from lyss.evidence.correlate import CorrelationOptions, correlation_table, levels_for
 from lyss.evidence.orientation import COMPOSITE
 from lyss.metrics.base import MetricResult
@@ -76,7 +75,8 @@ class TokenEncoder:
         import onnxruntime
         from onnx import TensorProto, helper
 
-        self.weights = load_weights()
+        self.embedder = OnnxE5()  # its windows, inputs and batching; the session below adds the token output
+        self.weights = self.embedder.weights
         model = onnx.load_from_string(build_model(self.weights, load_exponents()))
         last = [n for n in model.graph.node if n.op_type == "LayerNormalization"][-1].output[0]
         model.graph.output.append(helper.make_tensor_value_info(last, TensorProto.FLOAT,
@@ -86,31 +86,20 @@ class TokenEncoder:
         options.intra_op_num_threads, options.inter_op_num_threads = cores(), 1
         self.session = onnxruntime.InferenceSession(model.SerializeToString(), options,
                                                     providers=["CPUExecutionProvider"])
-        self.positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
-        self.token_type = self.weights.floats("emb.type")[: self.weights.hidden]
         self.prefix = self.weights.tokenize("")[:-1]  # "▁que", "ry", ":"; a text's first token starts with "▁"
 
     def token_vectors(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per text (token ids (k,), vectors (k, 384) float32); windows of 510 tokens joined in order."""
-        width = self.weights.max_positions - 2
         windows, owners = [], []
         for i, text in enumerate(texts):
-            content = self.weights.tokenize(text)
-            for start in range(0, max(len(content), 1), width):
-                windows.append([self.weights.bos, *content[start:start + width], self.weights.eos])
+            for window in self.embedder.windows(text):
+                windows.append(window)
                 owners.append(i)
         pieces = [None] * len(windows)
-        order = np.argsort([len(w) for w in windows], kind="stable")
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while end < len(order) and (end + 1 - start) * _padded(len(windows[order[end]])) <= TOKENS_PER_BATCH:
-                end += 1
-            batch = order[start:end]
-            layer = self._run([windows[j] for j in batch])
+        for batch in batches([len(w) for w in windows]):
+            layer = self.embedder.run([windows[j] for j in batch], self.output, self.session)
             for row, j in enumerate(batch):
                 pieces[j] = layer[row, 1:len(windows[j]) - 1]
-            start = end
         by_text = [[] for _ in texts]
         for j, owner in enumerate(owners):
             by_text[owner].append(j)
@@ -121,18 +110,6 @@ class TokenEncoder:
             skip = len(self.prefix) if ids[:len(self.prefix)].tolist() == self.prefix else 0
             out.append((ids[skip:], vectors[skip:]))
         return out
-
-    def _run(self, windows: list[list[int]]) -> np.ndarray:
-        if len(windows) == 1:
-            return self._run(windows * 2)[:1]
-        length = _padded(max(map(len, windows)))
-        ids = np.zeros((len(windows), length), dtype=np.int64)
-        mask = np.zeros((len(windows), length), dtype=np.float32)
-        for row, window in enumerate(windows):
-            ids[row, :len(window)] = window
-            mask[row, :len(window)] = 1.0
-        x = self.weights.word_vectors(ids) + self.positions[:length] + self.token_type
-        return self.session.run([self.output], {"x": x.astype(np.float32), "mask": mask})[0]
 
 
 class TokenTable:

@@ -206,14 +206,8 @@ class OnnxE5:
                 owners.append(i)
                 weights_.append(max(len(window) - 2, 1))
         pooled = np.zeros((len(windows), self.dim), dtype=np.float32)
-        order = np.argsort([len(w) for w in windows], kind="stable")
-        start = 0
-        while start < len(order):  # ascending lengths: a batch ends where its padded size would pass the budget
-            end = start + 1
-            while end < len(order) and (end + 1 - start) * _padded(len(windows[order[end]])) <= TOKENS_PER_BATCH:
-                end += 1
-            pooled[order[start:end]] = self._run([windows[j] for j in order[start:end]])
-            start = end
+        for batch in batches([len(w) for w in windows]):
+            pooled[batch] = self.run([windows[j] for j in batch])
         out = np.zeros((len(texts), self.dim), dtype=np.float64)
         np.add.at(out, owners, pooled * np.asarray(weights_, dtype=np.float32)[:, None])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
@@ -230,10 +224,25 @@ class OnnxE5:
         x = self.weights.word_vectors(ids) + self._positions[:length] + self._token_type
         return {"x": x.astype(np.float32), "mask": mask}
 
-    def _run(self, windows: list[list[int]]) -> np.ndarray:
+    def run(self, windows: list[list[int]], output: str = "pooled", session=None) -> np.ndarray:
+        """Output `output` of `session` (default: this embedder's) for a batch of windows; a lone window runs
+        beside a copy of itself (the module's docstring says why)."""
         if len(windows) == 1:
-            return self._run(windows * 2)[:1]
-        return self.session.run(["pooled"], self.inputs(windows))[0]
+            return self.run(windows * 2, output, session)[:1]
+        return (session or self.session).run([output], self.inputs(windows))[0]
+
+
+def batches(lengths: list[int]) -> list[np.ndarray]:
+    """Window indices in batches of ascending length, each within TOKENS_PER_BATCH padded tokens."""
+    order = np.argsort(lengths, kind="stable")
+    found, start = [], 0
+    while start < len(order):  # a batch ends where its padded size would pass the budget
+        end = start + 1
+        while end < len(order) and (end + 1 - start) * _padded(lengths[order[end]]) <= TOKENS_PER_BATCH:
+            end += 1
+        found.append(order[start:end])
+        start = end
+    return found
 
 
 def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.ndarray], exponent,
