@@ -195,19 +195,22 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
         elif not name:
             notes.append(f"{where}: no partition set; jobs go to the cluster's default partition")
     if profile.get("groups"):
-        group_time_problems(profile, project, known, wanted, per_rule, where, problems, notes)
+        group_problems, group_notes = group_time_problems(profile, project, known, wanted, per_rule, where)
+        problems += group_problems
+        notes += group_notes
     return problems, notes
 
 
 def group_time_problems(profile: dict, project: Path, known: dict[str, Partition], wanted: dict[str, str | None],
-                        per_rule: dict[str, dict], where: str, problems: list[str], notes: list[str]) -> None:
-    """A job group asks SLURM for its jobs' summed run time (`lyss.commands.cluster_groups`), which can pass a
-    partition's limit that each of its rules fits. A group goes to its rules' partition when they all name the
-    same one, else to the default; only partitions with a time limit need the (3–5 s) dry run."""
+                        per_rule: dict[str, dict], where: str) -> tuple[list[str], list[str]]:
+    """(problems, notes) of the job groups' run times. A job group asks SLURM for its jobs' summed run time
+    (`lyss.commands.cluster_groups`), which can pass a partition's limit that each of its rules fits. A group
+    goes to its rules' partition when they all name the same one, else to the default; only partitions with a
+    time limit need the (3–5 s) dry run."""
     default = wanted.get("default-resources.slurm_partition") or None
     limited = {name for name in wanted.values() if name in known and known[name].time_limit_min is not None}
     if not limited:
-        return
+        return [], []
     groups = dict(str(item).split("=", 1) for item in profile["groups"])
     components = {group: int(n) for group, n in (str(item).split("=", 1) for item in
                                                  profile.get("group-components") or [])}
@@ -215,8 +218,7 @@ def group_time_problems(profile: dict, project: Path, known: dict[str, Partition
     try:
         planned = cluster_groups.planned_groups(project, groups, components, cores)
     except InputError as err:
-        notes.append(f"{where}: job groups' run times not checked: {err}")
-        return
+        return [], [f"{where}: job groups' run times not checked: {err}"]
     asked: dict[tuple[str, str], tuple[int, int]] = {}
     for group, jobs in planned:
         named = {per_rule.get(job.rule, {}).get("slurm_partition") for job in jobs}
@@ -224,13 +226,12 @@ def group_time_problems(profile: dict, project: Path, known: dict[str, Partition
         minutes = cluster_groups.requested_runtime(jobs, cores)
         if partition in limited and minutes > asked.get((group, partition), (0, 0))[0]:
             asked[(group, partition)] = (minutes, len(jobs))
-    for (group, partition), (minutes, n_jobs) in sorted(asked.items()):
-        limit = known[partition].time_limit_min
-        if minutes > limit:
-            problems.append(f"{where}: field 'groups': job group {group!r} ({n_jobs} jobs) asks for runtime={minutes}, "
-                            f"Snakemake's sum of its jobs' runtimes on cores: {cores}; partition {partition!r} allows "
-                            f"{limit:g} minutes: take rules out of the group, lower its group-components, or use a "
-                            "partition with a longer limit")
+    return [f"{where}: field 'groups': job group {group!r} ({n_jobs} jobs) asks for runtime={minutes}, Snakemake's "
+            f"sum of its jobs' runtimes on cores: {cores}; partition {partition!r} allows "
+            f"{known[partition].time_limit_min:g} minutes: take rules out of the group, lower its group-components, "
+            "or use a partition with a longer limit"
+            for (group, partition), (minutes, n_jobs) in sorted(asked.items())
+            if minutes > known[partition].time_limit_min], []
 
 
 def register(subparsers) -> None:

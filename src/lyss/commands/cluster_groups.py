@@ -81,11 +81,12 @@ def parse_dry_run(text: str) -> list[tuple[str, list[PlannedJob]]]:
 
 def levels(jobs: list[PlannedJob]) -> list[list[PlannedJob]]:
     """The jobs in dependency levels: a job's level is one past the highest of the group's jobs it reads from."""
+    writer = {path: i for i, job in enumerate(jobs) for path in job.outputs}
     level: dict[int, int] = {}
 
     def of(i: int) -> int:
         if i not in level:
-            before = [j for j, other in enumerate(jobs) if j != i and other.outputs & jobs[i].inputs]
+            before = {writer[path] for path in jobs[i].inputs if path in writer} - {i}
             level[i] = 1 + max(map(of, before), default=-1)
         return level[i]
 
