@@ -128,6 +128,34 @@ def test_two_processes_filling_one_store_at_once_leave_every_row_whole(store):
     assert sqlite3.connect(database).execute("SELECT count(*) FROM vectors").fetchone() == (2000,)
 
 
+def test_jobs_that_create_one_store_at_the_same_moment_all_use_it(tmp_path):
+    """Several jobs opening a store that does not exist yet: SQLite answers "database is locked" at once to the
+    switch to WAL, without its busy wait (before the retry, 15 of 800 such opens here gave up the store, and
+    the test above failed on a loaded machine). 100 fresh stores, 4 openers each at a barrier: all open."""
+    import threading
+
+    failures = []
+    for trial in range(100):
+        barrier = threading.Barrier(4)
+
+        def open_store(folder=tmp_path / f"store{trial}", barrier=barrier):
+            cache = VectorCache(folder, "identity", 10**9)
+            barrier.wait()
+            try:
+                cache.db  # noqa: B018 - opening is what is tested
+            except sqlite3.OperationalError as err:
+                failures.append(str(err))
+            finally:
+                cache.close()
+
+        threads = [threading.Thread(target=open_store) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+
+
 # -- the real model: a cached run is byte for byte an uncached one ---------------------------------------------
 
 def run_once(tmp_path, name: str, corpus, meta, translations) -> dict[str, bytes]:
