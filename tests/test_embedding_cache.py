@@ -130,8 +130,8 @@ def test_two_processes_filling_one_store_at_once_leave_every_row_whole(store):
 
 def test_jobs_that_create_one_store_at_the_same_moment_all_use_it(tmp_path):
     """Several jobs opening a store that does not exist yet: SQLite answers "database is locked" at once to the
-    switch to WAL, without its busy wait (before the retry, 15 of 800 such opens here gave up the store, and
-    the test above failed on a loaded machine). 100 fresh stores, 4 openers each at a barrier: all open."""
+    switch to WAL, without its busy wait (before `open_shared` retried, 15 of 800 such opens here gave up the
+    store, and the test above failed on a loaded machine). 100 fresh stores, 4 openers each at a barrier."""
     import threading
 
     failures = []

@@ -85,3 +85,30 @@ def test_lyss_score_same_bytes_with_the_store_empty_full_or_off(tmp_path):
     assert (imported_empty, imported_full, imported_off) == ("True", "False", "True")  # full: all from the store
     assert (tmp_path / "cache" / "lookups.sqlite").is_file()
 
+
+
+def test_jobs_that_create_the_store_at_the_same_moment_all_read_and_write_it(tmp_path, monkeypatch):
+    """The lookup store opens as the embedding store does (`lyss.embed.cache.open_shared`): four jobs that create
+    it at once all get it, where SQLite's switch to WAL answered "database is locked" to some of them."""
+    import sqlite3
+    import threading
+
+    failures = []
+    for trial in range(100):
+        monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / f"cache{trial}"))
+        stores = [lookups.LookupStore("test") for _ in range(4)]
+        barrier = threading.Barrier(4)
+
+        def open_store(store, barrier=barrier):
+            barrier.wait()
+            try:
+                store._db().close()
+            except sqlite3.OperationalError as err:
+                failures.append(str(err))
+
+        threads = [threading.Thread(target=open_store, args=(store,)) for store in stores]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []

@@ -57,6 +57,29 @@ def open_cache(name: str, identity: str | None) -> "VectorCache | None":
     return cache
 
 
+def open_shared(path: Path, statements: list[str]) -> sqlite3.Connection:
+    """A connection to the SQLite file that several jobs share, after `statements` (its pragmas and schema).
+    Jobs that create the file at the same moment: SQLite answers "database is locked" at once to the switch to
+    WAL, without its busy wait (4 threads, 200 fresh stores: 15 of 800 opens), so the opening is retried for up
+    to BUSY_SECONDS."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        try:
+            for statement in statements:
+                db.execute(statement)
+            return db
+        except sqlite3.OperationalError as err:
+            db.close()
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(OPEN_RETRY_SECONDS)
+        except sqlite3.Error:
+            db.close()
+            raise
+
+
 class VectorCache:
     """get(texts) → {text: vector} for the stored ones; put(texts, vectors) stores new ones."""
 
@@ -72,31 +95,13 @@ class VectorCache:
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            deadline = time.monotonic() + BUSY_SECONDS
-            while self._db is None:
-                try:
-                    self._db = self._opened()
-                except sqlite3.OperationalError as err:
-                    # jobs that open a new store at the same moment: the switch to WAL answers "locked" at once,
-                    # without SQLite's busy wait (4 threads, 200 fresh stores: 15 of 800 opens), so wait here
-                    if "locked" not in str(err) or time.monotonic() > deadline:
-                        raise
-                    time.sleep(OPEN_RETRY_SECONDS)
+            self._db = open_shared(self.path, [
+                "PRAGMA page_size = 16384",  # a 1.5 kB vector per row: ten rows a page, little slack
+                "PRAGMA journal_mode=WAL",  # readers do not wait for a writer
+                "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL, "
+                "used INTEGER NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS by_use ON vectors (used)"])
         return self._db
-
-    def _opened(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
-        try:
-            db.execute("PRAGMA page_size = 16384")  # a 1.5 kB vector per row: ten rows a page, little slack
-            db.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
-            db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL, "
-                       "used INTEGER NOT NULL)")
-            db.execute("CREATE INDEX IF NOT EXISTS by_use ON vectors (used)")
-        except sqlite3.Error:
-            db.close()
-            raise
-        return db
 
     def get(self, texts: list[str]) -> dict[str, np.ndarray]:
         by_key = {self.key(t): t for t in texts}

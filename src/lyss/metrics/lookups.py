@@ -25,7 +25,7 @@ import sqlite3
 import sys
 
 from lyss.cachedir import cache_root
-from lyss.embed.cache import BUSY_SECONDS
+from lyss.embed.cache import open_shared
 
 MAX_ROWS = 2_000_000  # ≈ 200 MB: the words of hundreds of corpora in dozens of languages
 
@@ -63,12 +63,10 @@ class LookupStore:
         return self._known
 
     def _db(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("CREATE TABLE IF NOT EXISTS answers (namespace TEXT NOT NULL, key TEXT NOT NULL, "
-                   "value TEXT NOT NULL, PRIMARY KEY (namespace, key))")
-        return db
+        return open_shared(self.path, [
+            "PRAGMA journal_mode=WAL",
+            "CREATE TABLE IF NOT EXISTS answers (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+            "PRIMARY KEY (namespace, key))"])
 
     def flush(self) -> None:
         """Write the answers computed since the last flush (one transaction); a store that cannot be written
