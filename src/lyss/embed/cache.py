@@ -70,14 +70,11 @@ def open_shared(path: Path, statements: list[str]) -> sqlite3.Connection:
             for statement in statements:
                 db.execute(statement)
             return db
-        except sqlite3.OperationalError as err:
+        except sqlite3.Error as err:
             db.close()
             if "locked" not in str(err) or time.monotonic() > deadline:
                 raise
             time.sleep(OPEN_RETRY_SECONDS)
-        except sqlite3.Error:
-            db.close()
-            raise
 
 
 class VectorCache:

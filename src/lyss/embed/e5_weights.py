@@ -61,7 +61,7 @@ class E5Weights:
         at += 28
         offsets = np.frombuffer(self._buf, dtype="<u4", count=n_pieces + 1, offset=at).astype(np.int64)
         at += 4 * (n_pieces + 1)
-        self.scores = np.frombuffer(self._buf, dtype="<f4", count=n_pieces, offset=at).copy()
+        scores = np.frombuffer(self._buf, dtype="<f4", count=n_pieces, offset=at)
         at += 4 * n_pieces
         blob = bytes(self._buf[at:at + blob_length])
         at += blob_length
@@ -74,9 +74,9 @@ class E5Weights:
         # No piece holds the word marker after its first character, so a segmentation cuts before every marker
         # and each word's best segmentation is its own: tokenised once per process, not once per text.
         self._by_word = not any(META in piece[1:] for piece in self.pieces)
-        self._score_list = self.scores.tolist()  # Python floats: the same sums as float32 scalars, faster
+        self._scores = scores.tolist()  # Python floats: the same sums as float32 scalars, faster
         self._word_ids = functools.lru_cache(maxsize=1 << 16)(self._segment)
-        self.unk_score = float(self.scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
+        self.unk_score = float(scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
         n_norm, map_bytes = struct.unpack_from("<iI", self._buf, at)
         at += 8
         raw, pos, self.normalise = bytes(self._buf[at:at + map_bytes]), 0, {}
@@ -138,7 +138,7 @@ class E5Weights:
         best = [-np.inf] * (n + 1)
         back = [(0, 0)] * (n + 1)
         best[0] = 0.0
-        pieces, scores, longest, unk_score = self.pieces, self._score_list, self.max_piece_chars, self.unk_score
+        pieces, scores, longest, unk_score = self.pieces, self._scores, self.max_piece_chars, self.unk_score
         for i in range(n):
             start = best[i]
             if start == -np.inf:
