@@ -9,7 +9,7 @@ the shipped ones (only what a user edits is changed). The two run cards of each 
 but for timing fields; the bench checks that every card exists in both runs and prints the ratio, with the
 1-minute load average sampled every 10 s during each run (mean and peak).
 
-    .venv/bin/python bench/bench_slurm.py [--jobs 4]
+    .venv/bin/python bench/bench_slurm.py [--jobs 4] [--set 'cores: 1' ...]
 """
 
 import argparse
@@ -58,12 +58,14 @@ def run(work: Path, argv: list[str], env: dict) -> tuple[float, str]:
     return seconds, f"load mean {sum(samples) / len(samples):.1f}, peak {max(samples):.1f}"
 
 
-def slurm_profile(work: Path, partition: str, jobs: int) -> None:
-    """What a user edits for a cluster without accounting (docs/cluster.md); the groups stay the shipped ones."""
+def slurm_profile(work: Path, partition: str, jobs: int, overrides: dict) -> None:
+    """What a user edits for a cluster without accounting (docs/cluster.md); the groups stay the shipped ones
+    unless `overrides` (profile keys, from --set) replace them, to measure a variant of the profile."""
     path = work / "profiles/slurm/config.yaml"
     profile = yaml.safe_load(path.read_text())
     profile["default-resources"] = {"slurm_partition": partition}
     profile.update({"slurm-no-account": True, "slurm-status-command": "squeue", "jobs": jobs, "latency-wait": 10})
+    profile.update(overrides)
     path.write_text(yaml.safe_dump(profile))
 
 
@@ -78,13 +80,16 @@ def load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=4, help="SLURM jobs queued or running at once")
+    parser.add_argument("--set", action="append", default=[], metavar="YAML",
+                        help="a profile key to replace, as YAML (e.g. 'cores: 1'); repeatable")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="lyss-bench-slurm-"))
     base.chmod(0o755)  # munged runs as user munge and must traverse every folder above its socket
     cluster = start_cluster(base)
     try:
         local, slurm = clone(base, "local"), clone(base, "slurm")
-        slurm_profile(slurm, cluster.partition, args.jobs)
+        slurm_profile(slurm, cluster.partition, args.jobs,
+                      {k: v for text in args.set for k, v in yaml.safe_load(text).items()})
         env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
         print(f"load before: {load()}", flush=True)
         # each clone imports its own lyss (the shared venv's editable install points at another checkout)

@@ -4,7 +4,7 @@ profiles/local: the run cards must agree (fingerprints and every score) except t
 fields (elapsed seconds, latencies, throughput), which measure wall time and legitimately differ.
 
 A slice (N entries, 2 methods, 3 metrics with COMET on a tiny checkpoint trained offline, up to the run cards
-and significance: 15 Snakemake jobs, 7 SLURM jobs with the profile's job groups) keeps this near two minutes
+and significance: 15 Snakemake jobs, 8 SLURM jobs with the profile's job groups) keeps this near two minutes
 on 2 cores: each SLURM job starts Snakemake twice (batch step and job step).
 """
 
@@ -36,8 +36,9 @@ CHAINS = len(METHODS) + 1  # each method and the reference oracle, whose metric 
 # COMET, whose model is on disk) for each chain; aggregate for each method; significance.
 N_JOBS = 1 + CHAINS * (2 + 2) + len(METHODS) + 1
 # The job groups of profiles/slurm/config.yaml: corpus (prep), method (translate → postprocess → CPU metrics,
-# `group-components: method=2` chains a job), summary (the aggregates and significance); COMET alone.
-GROUP_JOBS = {"corpus": 1, "method": math.ceil(CHAINS / 2), "summary": 1}
+# `group-components: method=2` chains a job), cards (the aggregates, up to 6 a job), summary (significance);
+# COMET alone.
+GROUP_JOBS = {"corpus": 1, "method": math.ceil(CHAINS / 2), "cards": 1, "summary": 1}
 N_SLURM_JOBS = sum(GROUP_JOBS.values()) + CHAINS
 # The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
