@@ -105,9 +105,12 @@ def skipped_methods(dataset):
 
 
 # Errors before work: the method lists, then every corpus, system output and human-scores file, read with the
-# checks of the stage that reads them, before the first job (also under `snakemake -n`).
-with one_line_errors():
-    check_inputs(SETTINGS, dataset_methods)
+# checks of the stage that reads them, before the first job (also under `snakemake -n`). Not again in a job
+# that a cluster executor runs (`--mode remote`: each SLURM job step starts a Snakemake of its own): the
+# Snakemake that submitted it read the same files.
+if not workflow.remote_exec:
+    with one_line_errors():
+        check_inputs(SETTINGS, dataset_methods)
 
 
 def translations(dataset):

@@ -220,12 +220,20 @@ def _upper_case_letters() -> str:
     return "".join(c for c in map(chr, range(0x30000)) if c.isupper())
 
 
+@functools.lru_cache(maxsize=1)
+def _icu_locales() -> frozenset:
+    """ICU's locales, asked once per process (each card asked it again: 70 calls at every workflow start)."""
+    import icu
+
+    return frozenset(icu.Locale.getAvailableLocales())
+
+
 def _cldr_quotes(locale: str) -> dict | None:
     """CLDR's quotation delimiters of a locale (ICU's copy of CLDR), or None when CLDR has no locale
     data for the language (only its likely script): then the card says nothing about quotes."""
     import icu
 
-    if locale not in icu.Locale.getAvailableLocales():
+    if locale not in _icu_locales():
         return None
     data = icu.LocaleData(locale)
     kind = icu.ULocaleDataDelimiterType
