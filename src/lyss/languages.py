@@ -27,7 +27,7 @@ import yaml
 from lyss.errors import InputError
 from lyss.settings import default_of
 
-# libyaml's parser where PyYAML was built with it (the same safe constructor, ~8× faster): every Snakemake
+# libyaml's parser where PyYAML was built with it (the same safe constructor, ~6× faster): every Snakemake
 # start-up and pipeline job reads all ~70 card files
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
