@@ -1,6 +1,7 @@
 """The embedding store on disk (lyss.embed.cache): a cached run gives the bytes of an uncached one, two jobs can
 fill one store at once, and the store stays within its bound."""
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from open_at_once import failures_opening_at_once
 
 from lyss.embed import embed_field, embedders
 from lyss.embed.cache import VectorCache, open_cache
@@ -132,27 +134,16 @@ def test_jobs_that_create_one_store_at_the_same_moment_all_use_it(tmp_path):
     """Several jobs opening a store that does not exist yet: SQLite answers "database is locked" at once to the
     switch to WAL, without its busy wait (before `open_shared` retried, 15 of 800 such opens here gave up the
     store, and the test above failed on a loaded machine). 100 fresh stores, 4 openers each at a barrier."""
-    import threading
+    def open_and_close(folder: Path) -> None:
+        cache = VectorCache(folder, "identity", 10**9)
+        try:
+            cache.db  # noqa: B018 - opening is what is tested
+        finally:
+            cache.close()
 
     failures = []
     for trial in range(100):
-        barrier = threading.Barrier(4)
-
-        def open_store(folder=tmp_path / f"store{trial}", barrier=barrier):
-            cache = VectorCache(folder, "identity", 10**9)
-            barrier.wait()
-            try:
-                cache.db  # noqa: B018 - opening is what is tested
-            except sqlite3.OperationalError as err:
-                failures.append(str(err))
-            finally:
-                cache.close()
-
-        threads = [threading.Thread(target=open_store) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        failures += failures_opening_at_once([functools.partial(open_and_close, tmp_path / f"store{trial}")] * 4)
     assert failures == []
 
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 import wordfreq
 from lingua import Language
+from open_at_once import failures_opening_at_once
 
 from lyss.metrics import behavioural, langid, lookups
 
@@ -90,25 +91,9 @@ def test_lyss_score_same_bytes_with_the_store_empty_full_or_off(tmp_path):
 def test_jobs_that_create_the_store_at_the_same_moment_all_read_and_write_it(tmp_path, monkeypatch):
     """The lookup store opens as the embedding store does (`lyss.embed.cache.open_shared`): four jobs that create
     it at once all get it, where SQLite's switch to WAL answered "database is locked" to some of them."""
-    import sqlite3
-    import threading
-
     failures = []
     for trial in range(100):
         monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / f"cache{trial}"))
         stores = [lookups.LookupStore("test") for _ in range(4)]
-        barrier = threading.Barrier(4)
-
-        def open_store(store, barrier=barrier):
-            barrier.wait()
-            try:
-                store._db().close()
-            except sqlite3.OperationalError as err:
-                failures.append(str(err))
-
-        threads = [threading.Thread(target=open_store, args=(store,)) for store in stores]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        failures += failures_opening_at_once([lambda store=store: store._db().close() for store in stores])
     assert failures == []
