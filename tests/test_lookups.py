@@ -87,7 +87,6 @@ def test_lyss_score_same_bytes_with_the_store_empty_full_or_off(tmp_path):
     assert (tmp_path / "cache" / "lookups.sqlite").is_file()
 
 
-
 def test_jobs_that_create_the_store_at_the_same_moment_all_read_and_write_it(tmp_path, monkeypatch):
     """The lookup store opens as the embedding store does (`lyss.embed.cache.open_shared`): four jobs that create
     it at once all get it, where SQLite's switch to WAL answered "database is locked" to some of them."""
