@@ -2,6 +2,7 @@
 probes that show the scale spans (reference 1, shuffled references ≈ 0, copy of the source low); plugins."""
 
 import random
+from math import sqrt
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,12 @@ def cos(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+def by_distance(similarity, chance):
+    """1 − the distance to the reference over the chance distance: for unit vectors |p − r|² = 2(1 − cos), and
+    2(1 − chance) is the mean squared distance between two different references."""
+    return min(1.0, max(0.0, 1 - sqrt(max(0.0, 1 - similarity) / (1 - chance))))
+
+
 def test_value_is_calibrated_source_penalised_cosine_of_the_real_embedder():
     predictions = ["Hace buen tiempo hoy.", "The weather is nice today? No: where is the train station?"]
     embedder = embedders.get_embedder()
@@ -35,7 +42,7 @@ def test_value_is_calibrated_source_penalised_cosine_of_the_real_embedder():
     r = embedder.embed([e["reference"] for e in ENTRIES])
     chance = cos(r[0], r[1])  # two entries: the one pair of different references
     similarity = [cos(p[i], r[i]) - max(0.0, cos(p[i], s[i]) - cos(r[i], s[i])) for i in range(2)]
-    expected = [min(1.0, max(0.0, (x - chance) / (1 - chance))) for x in similarity]
+    expected = [by_distance(x, chance) for x in similarity]
     result = score(predictions)
     assert result.values == pytest.approx(expected, abs=1e-5)
     assert result.corpus_value == pytest.approx(np.mean(expected), abs=1e-5)
@@ -66,12 +73,12 @@ FIXED_ENTRIES = [{"id": "1", "source": "s1", "reference": "r1"}, {"id": "2", "so
 
 
 def test_golden_values_on_hand_made_vectors(fixed):
-    # chance = cos(r1, r2) = 0.6, so value = (similarity − 0.6) / 0.4
-    # e1: cos(p1, r1) = 0.8; cos(p1, s1) = 0.48 ≤ cos(r1, s1) = 0.6: no penalty → (0.8 − 0.6)/0.4 = 0.5
-    # e2: cos(p2, r2) = 0.8; cos(p2, s2) = 0.6 > cos(r2, s2) = 0.48: penalty 0.12 → (0.68 − 0.6)/0.4 = 0.2
+    # chance = cos(r1, r2) = 0.6, so value = 1 − √((1 − similarity) / 0.4)
+    # e1: cos(p1, r1) = 0.8; cos(p1, s1) = 0.48 ≤ cos(r1, s1) = 0.6: no penalty → 1 − √(0.2/0.4) = 0.292893
+    # e2: cos(p2, r2) = 0.8; cos(p2, s2) = 0.6 > cos(r2, s2) = 0.48: penalty 0.12 → 1 − √(0.32/0.4) = 0.105573
     result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES)
-    assert result.values == pytest.approx([0.5, 0.2])
-    assert result.corpus_value == pytest.approx(0.35)
+    assert result.values == pytest.approx([0.292893, 0.105573], abs=1e-6)
+    assert result.corpus_value == pytest.approx((0.292893 + 0.105573) / 2, abs=1e-6)
     assert result.details["chance_cosine"] == pytest.approx(0.6) and result.details["chance_pairs"] == 1
     assert result.details["embedder"] == "fixed"
     # the references swapped: cos 0.6 = chance (no source term: cos(r2, s1) = 0.36 < 0.6, cos(r1, s2) = 0) → 0
@@ -83,17 +90,18 @@ def test_golden_values_on_hand_made_vectors(fixed):
 
 def test_across_scripts_the_guard_is_the_reference_not_the_reference_to_source_cosine(fixed):
     # e2 as above, but English → a target that shares no script with it: the output is closer to the reference
-    # (0.8) than to the source (0.6), so no penalty → (0.8 − 0.6)/0.4 = 0.5 where the shared-script rule gave 0.2
+    # (0.8) than to the source (0.6), so no penalty → 1 − √(0.2/0.4) = 0.292893 where the shared-script rule
+    # gave 0.105573
     cards = {"source_card": {"code": "eng", "scripts": ["Latn"]}, "target_card": {"code": "tgt", "scripts": ["Deva"]}}
     result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES, **cards)
-    assert result.values == pytest.approx([0.5, 0.5])
+    assert result.values == pytest.approx([0.292893, 0.292893], abs=1e-6)
     assert "share no script" in result.details["source_term"]
     # the reference stays ideal (cos(p, r) = 1 ≥ cos(p, s)); a copy: cos(s1, r1) = 0.6 less 1 − 0.6 → 0.2 → 0
     assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([1.0, 1.0])
     assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES, **cards).values == pytest.approx([0.0, 0.0])
     # a card without scripts counts as sharing one: the stricter rule of the golden test
     assert score(["p1", "p2"], fixed, entries=FIXED_ENTRIES,
-                 target_card={"code": "tgt"}).values == pytest.approx([0.5, 0.2])
+                 target_card={"code": "tgt"}).values == pytest.approx([0.292893, 0.105573], abs=1e-6)
 
 
 def test_a_copy_of_the_source_scores_the_same_under_both_rules():
@@ -102,7 +110,7 @@ def test_a_copy_of_the_source_scores_the_same_under_both_rules():
     embedder = embedders.get_embedder()
     r, s = embedder.embed([e["reference"] for e in ENTRIES]), embedder.embed(sources)
     chance = cos(r[0], r[1])
-    expected = [min(1.0, max(0.0, (2 * cos(r[i], s[i]) - 1 - chance) / (1 - chance))) for i in range(2)]
+    expected = [by_distance(2 * cos(r[i], s[i]) - 1, chance) for i in range(2)]
     for scripts in (["Latn"], ["Cyrl"]):
         result = score(sources, source_card={"code": "eng", "scripts": ["Latn"]},
                        target_card={"code": "spa", "scripts": scripts})
@@ -115,8 +123,9 @@ def test_chance_is_the_mean_cosine_of_different_references_whatever_the_predicti
     for predictions in (["p1", "p2", "p1"], ["r3", "r3", "r3"]):
         result = score(predictions, fixed, entries=entries)
         assert result.details["chance_cosine"] == pytest.approx(0.2) and result.details["chance_pairs"] == 3
-    # e1: (0.8 − 0.2)/0.8 = 0.75; e2: (0.68 − 0.2)/0.8 = 0.6; e3: cos(p1, r3) = 0 → 0
-    assert score(["p1", "p2", "p1"], fixed, entries=entries).values == pytest.approx([0.75, 0.6, 0.0])
+    # e1: 1 − √(0.2/0.8) = 0.5; e2: 1 − √(0.32/0.8) = 0.367544; e3: cos(p1, r3) = 0 → 1 − √(1/0.8) < 0 → 0
+    assert score(["p1", "p2", "p1"], fixed, entries=entries).values == pytest.approx([0.5, 0.367544, 0.0],
+                                                                                     abs=1e-6)
 
 
 def test_one_entry_has_no_chance_level(fixed):

@@ -1,11 +1,12 @@
-"""semantic_score (spec §2.3): cosine similarity of multilingual sentence embeddings, calibrated against chance.
+"""semantic_score (spec §2.3): multilingual sentence embeddings, the output's distance to the reference as a share
+of chance.
 
 The spec names the ingredient (embedding cosine) but not how source, reference and chance enter; the formula
 here is this project's, not the spec's. Per entry, with p the prediction, r the reference, s the source and
 c the corpus's chance cosine:
 
     similarity = cos(p, r) − max(0, cos(p, s) − b)      (b: see "Why the source term")
-    value      = clip( (similarity − c) / (1 − c), 0, 1 )
+    value      = clip( 1 − √((1 − similarity) / (1 − c)), 0, 1 )
     c          = mean cos(r_i, r_j) over pairs of different entries i ≠ j of the corpus
 
 Why calibrate. Raw cosines of sentence embedders do not start at 0 for unrelated text: with
@@ -14,13 +15,24 @@ references shuffled across segments (fluent text about something else) scored 0.
 real systems on WMT21 TED scored 0.95: the whole useful range was the top 15% of the scale, and with weight
 0.25 (profile B) every composite gained about 0.2 for nothing. `c` is the level an unrelated fluent output of
 this corpus reaches with this embedder (a shuffled reference is exactly such an output, and its mean cosine
-is c by construction); mapping c to 0 and 1 to 1 makes the scale span. c is computed from the references
-only, so it is a property of corpus and embedder, identical for every system scored on the corpus: the
-transform is the same increasing function for all of them, so rankings of systems and of a segment's
-outputs are unchanged except where outputs at or below chance tie at 0. Measured (bench/bench_semantic_span.py,
-docs/metrics-semantic-behavioural.md): shuffled references 0.05–0.08 on MAFAND dev (yor, swa, hau, zul, amh),
-reference 1.0, real systems 0.69–0.73 on WMT21 TED and 0.75–0.86 on IndicMT Gujarati/Marathi; agreement with
-the MQM raters (segment Kendall per item, system Pearson) moved by at most 0.004.
+is c by construction). c is computed from the references only, so it is a property of corpus and embedder,
+identical for every system scored on the corpus: the map is the same increasing function for all of them, so
+rankings of systems and of a segment's outputs are unchanged except where outputs at or below chance tie at 0.
+
+Why a distance. For unit vectors |p − r|² = 2(1 − cos(p, r)), and 2(1 − c) is the mean squared distance between
+two different references: the value is 1 − |p − r| / d_chance, how far the output has come from an unrelated
+sentence towards the reference, measured on the embedder's sphere (with the source term, `similarity` stands for
+the cosine). A first version mapped the cosine linearly, (similarity − c) / (1 − c). Both spend the scale from
+chance (0) to the reference (1) and neither has a free parameter; they differ near the top, where the
+embedder packs every adequate translation into a few hundredths of cosine. The linear map gave the reference with
+every fifth word dropped 0.89–0.92 (a fifth of its content gone) and real TED systems 0.69–0.73; the distance gives
+0.68–0.74 and 0.47–0.51, so losing content costs what a linguist would expect, and a segment's translations are
+spread further apart where they differ. Measured on the MQM raters (bench/human_agreement.py, docs/validation.md
+§7), the composite's segment Kendall per item moved TED 0.099 → 0.100, Gujarati 0.373 → 0.375, Marathi 0.162 →
+0.181 (p against chrF++ 0.108 → 0.020); the cost is TED's system level (composite Pearson 0.545 → 0.502, where
+the mean of a concave map weighs a system's bad segments more). Shuffled references score 0.03–0.04 on MAFAND dev
+(yor, swa, hau, zul, amh), the reference 1.0, real systems 0.47–0.51 on WMT21 TED and 0.55–0.64 on IndicMT
+Gujarati/Marathi (bench/bench_semantic_span.py, docs/metrics-semantic-behavioural.md).
 
 Why the source term. A multilingual embedder puts a sentence and its translation close together, so a
 copy of the source sits near the reference too (cos 0.87–0.93 on our corpora). The penalty is how much closer
@@ -39,8 +51,8 @@ of agreement on Gujarati and 0.013 on Marathi (bench/human_agreement.py, docs/va
 guard is whether the output is closer to the source than to the reference, which a copy of the source
 always is (cos(p, s) = 1) and 0.1% of those real outputs are. A copy scores the same under both rules,
 2·cos(r, s) − 1 before calibration. A card without scripts counts as sharing one (the stricter rule). After
-calibration a copy of the source scores 0.00–0.06 on MAFAND, 0.12 on TED (real systems ≥ 0.69), 0.23 on the
-demo (Apertium 0.66).
+calibration a copy of the source scores 0.00–0.03 on MAFAND, 0.07 on TED (real systems ≥ 0.47), 0.13 on the
+demo (Apertium 0.45).
 
 The reference itself scores 1.0 (the metric's ideal, which the reference check demands). A prediction with no
 letter or digit (empty, missing, punctuation only) carries no meaning and scores 0. With references of fewer
@@ -70,8 +82,9 @@ def chance_cosine(references: np.ndarray) -> float | None:
 
 
 def calibrated(similarity: np.ndarray, chance: float) -> np.ndarray:
-    """Similarity rescaled so that chance maps to 0 and 1 stays 1, clipped to 0–1."""
-    return np.clip((similarity - chance) / (1.0 - chance), 0.0, 1.0)
+    """1 − the distance to the reference as a share of the chance distance, √((1 − similarity) / (1 − chance)),
+    clipped to 0–1: chance maps to 0, the reference to 1 (see "Why a distance")."""
+    return np.clip(1.0 - np.sqrt(np.maximum(1.0 - similarity, 0.0) / (1.0 - chance)), 0.0, 1.0)
 
 
 def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
@@ -132,7 +145,7 @@ class SemanticScore:
                      "entries_without_content": n - len(rows),
                      "source_term": ("cos(p,s) over cos(r,s): source and target share a script" if shared else
                                      "cos(p,s) over cos(p,r): source and target share no script"),
-                     "per_entry": "s = cos(p,r) − max(0, cos(p,s) − b); (s − chance) / (1 − chance), "
+                     "per_entry": "s = cos(p,r) − max(0, cos(p,s) − b); 1 − √((1 − s) / (1 − chance)), "
                                   "clipped to 0–1, chance = mean cosine between different references; 0 without "
                                   "letters/digits (this project's formula, not the spec's)"},
             columns=cosines,
