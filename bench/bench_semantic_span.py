@@ -29,7 +29,7 @@ import numpy as np
 
 from lyss.embed.embedders import Embeddings
 from lyss.metrics import ScoringInput
-from lyss.metrics.semantic import SemanticScore, source_penalised_similarity
+from lyss.metrics.semantic import SemanticScore, root_mean_square_score, source_penalised_similarity
 from lyss.stats.correlation import kendall_tau_b, weighted_pearson
 
 SEED = 18
@@ -147,16 +147,17 @@ def probes(data: Dataset) -> dict[str, list]:
 
 
 def semantic(data: Dataset, predictions, table: Embeddings):
-    """(result, per-entry values, per-entry uncalibrated similarity), NaN where a system has no output. The
-    corpus is every entry (the chance level is the corpus's); missing outputs are scored as empty, then
-    left out."""
+    """(corpus value, per-entry values, per-entry uncalibrated similarity, result), NaN where a system has no
+    output. The corpus is every entry (the chance level is the corpus's); missing outputs are scored as empty,
+    then left out (of the corpus value too: its formula over the rows of the outputs there are)."""
     source, target = data.pair.split("-")
     given = [p or "" for p in predictions]
     result = SemanticScore().score(ScoringInput(data.entries, given, given, source, target, embeddings=table))
     missing = np.array([p is None for p in predictions])
     cosines = [np.nan_to_num(result.columns[k]) for k in ("cos_reference", "cos_source", "cos_reference_source")]
-    return (result, np.where(missing, np.nan, result.values),
-            np.where(missing, np.nan, source_penalised_similarity(*cosines)))
+    corpus = float(root_mean_square_score(result.stats[~missing].sum(axis=0)))
+    return (corpus, np.where(missing, np.nan, result.values),
+            np.where(missing, np.nan, source_penalised_similarity(*cosines)), result)
 
 
 def chrf(data: Dataset, predictions) -> np.ndarray:
@@ -202,19 +203,20 @@ def report(data: Dataset, table: Embeddings, items: int | None) -> None:
         data.systems = {s: o[:items] for s, o in data.systems.items()}
     runs = probes(data)
     print(f"\n## {data.name} ({len(data.entries)} segments)\n")
-    print("| probe | semantic_score | uncalibrated (before) | mean cos(p, r) |")
-    print("|---|---|---|---|")
-    calibrated, uncalibrated = {}, {}
+    print("| probe | semantic_score (corpus) | mean of the entries | uncalibrated (before) | mean cos(p, r) |")
+    print("|---|---|---|---|---|")
+    calibrated, uncalibrated, corpus = {}, {}, {}
     for name, predictions in runs.items():
-        result, calibrated[name], uncalibrated[name] = semantic(data, predictions, table)
+        corpus[name], calibrated[name], uncalibrated[name], result = semantic(data, predictions, table)
         raw = np.nanmean(np.where(np.isnan(calibrated[name]), np.nan, result.columns["cos_reference"]))
-        print(f"| {name} | {np.nanmean(calibrated[name]):.3f} | {np.nanmean(uncalibrated[name]):.3f} | {raw:.3f} |")
+        print(f"| {name} | {corpus[name]:.3f} | {np.nanmean(calibrated[name]):.3f} | "
+              f"{np.nanmean(uncalibrated[name]):.3f} | {raw:.3f} |")
     print(f"\nchance_cosine {result.details['chance_cosine']} ({result.details['embedder']})")
     real = list(data.systems)
     if real:
-        spread = [np.nanmean(calibrated[s]) for s in real]
+        spread = [corpus[s] for s in real]
         print(f"real systems: {min(spread):.3f}–{max(spread):.3f}; "
-              f"margin over the shuffled references {min(spread) - np.nanmean(calibrated['shuffled reference']):.3f}")
+              f"margin over the shuffled references {min(spread) - corpus['shuffled reference']:.3f}")
     if data.human:
         chrf_values = {s: chrf(data, data.systems[s]) for s in real}
         for label, values in (("semantic_score", calibrated), ("uncalibrated (before)", uncalibrated),

@@ -144,10 +144,13 @@ def test_unavailable_metrics_are_left_out():
 def test_no_resample_is_dropped_from_the_composite_and_undefined_ones_are_counted():
     entries, hyps = corpus(12)
     results = score(entries, hyps)
-    # a weighted mean metric defined on 2 entries only: undefined in every resample that misses both
+    # a weighted metric defined on 2 entries only: undefined in every resample that misses both. semantic_score's
+    # rows are [squared-distance share, defined]: values 0.5 and 1.0 are shares 0.25 and 0, corpus 1 − √0.125
     sparse = np.full(12, np.nan)
     sparse[[3, 7]] = [0.5, 1.0]
-    results["semantic_score"] = MetricResult("semantic_score", sparse, 0.75)
+    rows = np.zeros((12, 2))
+    rows[[3, 7]] = [[0.25, 1.0], [0.0, 1.0]]
+    results["semantic_score"] = MetricResult("semantic_score", sparse, 1 - np.sqrt(0.125), stats=rows)
     out = confidence_intervals(results, entries, WEIGHTS, NORMALISATION, Resampling(n_resamples=300, seed=5))
     # independently: numpy's draws (as sacrebleu draws them) and the resamples that contain neither entry
     indices = np.random.default_rng(5).choice(12, size=(300, 12), replace=True)

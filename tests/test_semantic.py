@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lyss.aggregate.confidence import corpus_statistic
 from lyss.embed import embedders
 from lyss.metrics import ScoringInput, resolve_metric
 from lyss.metrics.semantic import SemanticScore
@@ -34,6 +35,12 @@ def by_distance(similarity, chance):
     return min(1.0, max(0.0, 1 - sqrt(max(0.0, 1 - similarity) / (1 - chance))))
 
 
+def corpus_by_distance(similarities, chance):
+    """1 − the root-mean-square distance to the references over the chance distance (its own root mean square)."""
+    mean_share = sum(max(0.0, 1 - x) / (1 - chance) for x in similarities) / len(similarities)
+    return min(1.0, max(0.0, 1 - sqrt(mean_share)))
+
+
 def test_value_is_calibrated_source_penalised_cosine_of_the_real_embedder():
     predictions = ["Hace buen tiempo hoy.", "The weather is nice today? No: where is the train station?"]
     embedder = embedders.get_embedder()
@@ -45,7 +52,7 @@ def test_value_is_calibrated_source_penalised_cosine_of_the_real_embedder():
     expected = [by_distance(x, chance) for x in similarity]
     result = score(predictions)
     assert result.values == pytest.approx(expected, abs=1e-5)
-    assert result.corpus_value == pytest.approx(np.mean(expected), abs=1e-5)
+    assert result.corpus_value == pytest.approx(corpus_by_distance(similarity, chance), abs=1e-5)
     assert result.columns["cos_source"] == pytest.approx([cos(p[i], s[i]) for i in range(2)], abs=1e-6)
     assert result.details["chance_cosine"] == pytest.approx(chance, abs=1e-5)
 
@@ -78,11 +85,15 @@ def test_golden_values_on_hand_made_vectors(fixed):
     # e2: cos(p2, r2) = 0.8; cos(p2, s2) = 0.6 > cos(r2, s2) = 0.48: penalty 0.12 → 1 − √(0.32/0.4) = 0.105573
     result = score(["p1", "p2"], fixed, entries=FIXED_ENTRIES)
     assert result.values == pytest.approx([0.292893, 0.105573], abs=1e-6)
-    assert result.corpus_value == pytest.approx((0.292893 + 0.105573) / 2, abs=1e-6)
+    # corpus: the squared-distance shares 0.5 and 0.8 average 0.65 → 1 − √0.65 = 0.193774 (the mean of the two
+    # values would be 0.199233); the bootstrap recomputes it from the rows
+    assert result.corpus_value == pytest.approx(0.193774, abs=1e-6)
+    assert corpus_statistic(result).score() == pytest.approx(result.corpus_value, abs=1e-12)
     assert result.details["chance_cosine"] == pytest.approx(0.6) and result.details["chance_pairs"] == 1
     assert result.details["embedder"] == "fixed"
     # the references swapped: cos 0.6 = chance (no source term: cos(r2, s1) = 0.36 < 0.6, cos(r1, s2) = 0) → 0
-    assert score(["r2", "r1"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([0.0, 0.0])
+    swapped = score(["r2", "r1"], fixed, entries=FIXED_ENTRIES)
+    assert swapped.values == pytest.approx([0.0, 0.0]) and swapped.corpus_value == pytest.approx(0.0)
     # a copy of the source: cos(s1, r1) = 0.6 less the excess 1 − 0.6 → 0.2, below chance → 0
     assert score(["s1", "s2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([0.0, 0.0])
     assert score(["r1", "r2"], fixed, entries=FIXED_ENTRIES).values == pytest.approx([1.0, 1.0])
@@ -124,8 +135,11 @@ def test_chance_is_the_mean_cosine_of_different_references_whatever_the_predicti
         result = score(predictions, fixed, entries=entries)
         assert result.details["chance_cosine"] == pytest.approx(0.2) and result.details["chance_pairs"] == 3
     # e1: 1 − √(0.2/0.8) = 0.5; e2: 1 − √(0.32/0.8) = 0.367544; e3: cos(p1, r3) = 0 → 1 − √(1/0.8) < 0 → 0
-    assert score(["p1", "p2", "p1"], fixed, entries=entries).values == pytest.approx([0.5, 0.367544, 0.0],
-                                                                                     abs=1e-6)
+    result = score(["p1", "p2", "p1"], fixed, entries=entries)
+    assert result.values == pytest.approx([0.5, 0.367544, 0.0], abs=1e-6)
+    # the corpus keeps e3's share unclipped (1.25: further than chance): mean of 0.25, 0.4, 1.25 = 0.633333 →
+    # 1 − √0.633333 = 0.204178
+    assert result.corpus_value == pytest.approx(0.204178, abs=1e-6)
 
 
 def test_one_entry_has_no_chance_level(fixed):

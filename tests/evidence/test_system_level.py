@@ -139,8 +139,10 @@ def test_evidence_stage_correlates_corpus_values_and_the_cards_composite(tmp_pat
         path = tmp_path / method / "chrf_plus_plus.parquet"
         write_metric_result(path, _chrf_result(hypotheses), ids)
         values = np.array(semantic[method])
+        shares = (1 - values) ** 2  # semantic_score's rows: the squared-distance share of each entry, and 1
         write_metric_result(tmp_path / method / "semantic_score.parquet",
-                            MetricResult("semantic_score", values, float(values.mean())), ids)
+                            MetricResult("semantic_score", values, 1 - float(np.sqrt(shares.mean())),
+                                         stats=np.column_stack([shares, np.ones(4)])), ids)
         paths += [path, tmp_path / method / "semantic_score.parquet"]
     human = tmp_path / "human.csv"
     human.write_text("method,id,human\n" + "".join(f"{m},{i},{h}\n" for m in HUMAN_SCORES
@@ -152,7 +154,9 @@ def test_evidence_stage_correlates_corpus_values_and_the_cards_composite(tmp_pat
     methods = sorted(HYPOTHESES)
     human_means = [np.mean(HUMAN_SCORES[m]) for m in methods]
     corpus = [_sacrebleu_corpus(HYPOTHESES[m]) for m in methods]
-    card = [0.25 * c / 100 + 0.75 * np.mean(semantic[m]) for c, m in zip(corpus, methods, strict=True)]
+    # semantic_score's corpus value: 1 − the root mean square of the entries' distances (1 − value)
+    card = [0.25 * c / 100 + 0.75 * (1 - np.sqrt(np.mean((1 - np.array(semantic[m])) ** 2)))
+            for c, m in zip(corpus, methods, strict=True)]
     metrics = evidence["metrics"]
     assert metrics["chrf_plus_plus"]["system_pearson"][0] == pytest.approx(pearsonr(human_means, corpus)[0])
     assert metrics["composite"]["system_pearson"][0] == pytest.approx(pearsonr(human_means, card)[0])
