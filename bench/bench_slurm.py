@@ -64,7 +64,8 @@ def slurm_profile(work: Path, partition: str, jobs: int, overrides: dict) -> Non
     path = work / "profiles/slurm/config.yaml"
     profile = yaml.safe_load(path.read_text())
     profile["default-resources"] = {"slurm_partition": partition}
-    profile.update({"slurm-no-account": True, "slurm-status-command": "squeue", "jobs": jobs, "latency-wait": 10})
+    profile.update({"lyss-slurm-no-account": True, "lyss-slurm-status-command": "squeue", "jobs": jobs,
+                    "latency-wait": 10})
     profile.update(overrides)
     path.write_text(yaml.safe_dump(profile))
 

@@ -152,6 +152,20 @@ def test_a_sacctmgr_that_never_answers_is_reported_not_awaited(tmp_path, fake_sl
                     "slurm-no-account: true and export SBATCH_ACCOUNT instead")
 
 
+@pytest.mark.parametrize("executor", ["slurm", "lyss-slurm"])
+def test_each_slurm_executor_reads_its_own_no_account_key(tmp_path, fake_slurm, executor):
+    """Snakemake spells an executor's options with its name: `lyss-slurm-no-account` for the project's executor
+    (profiles/slurm), `slurm-no-account` for the SLURM plugin's; the other one's key is not its setting."""
+    other = "slurm" if executor == "lyss-slurm" else "lyss-slurm"
+    resources = {"default-resources": {"slurm_partition": "gpu", "slurm_account": "my_account"}}
+    folder = profile(tmp_path, executor=executor, **{f"{executor}-no-account": True}, **resources)
+    assert check(folder) == ([], [f"{folder / 'config.yaml'}: {executor}-no-account is set, so slurm_account "
+                                  "'my_account' is not used"])
+    folder = profile(tmp_path, executor=executor, **{f"{other}-no-account": True}, **resources)
+    problems, _ = check(folder)
+    assert any("field 'default-resources.slurm_account': account 'my_account' is not yours" in p for p in problems)
+
+
 def test_without_slurm_on_path_the_check_says_where_to_run(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["cluster", "check", str(profile(tmp_path))]) == 2

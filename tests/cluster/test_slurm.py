@@ -75,8 +75,8 @@ def slurm_run(tmp_path_factory, cluster, comet_model):
     # the plugin queries squeue (MinJobAge=3600 ≥ 3 × the 1 s initial wait) and submits without account.
     profile = yaml.safe_load((work / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"] = {"slurm_partition": cluster.partition}
-    profile.update({"slurm-no-account": True, "slurm-status-command": "squeue",
-                    "slurm-init-seconds-before-status-checks": 1, "jobs": 4, "latency-wait": 10})
+    profile.update({"lyss-slurm-no-account": True, "lyss-slurm-status-command": "squeue",
+                    "lyss-slurm-init-seconds-before-status-checks": 1, "jobs": 4, "latency-wait": 10})
     (work / "profiles/slurm/config.yaml").write_text(yaml.safe_dump(profile))
     done = sh(work, "snakemake", "--profile", "profiles/slurm", *TARGETS, timeout=420, check=False,
               env_extra=cluster.env)

@@ -53,7 +53,7 @@ def test_cluster_check_names_the_placeholder_partition(project, cluster):
 def test_cluster_check_passes_the_corrected_profile(project, cluster):
     profile = yaml.safe_load((project / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"] = {"slurm_partition": cluster.partition}
-    profile["slurm-no-account"] = True
+    profile["lyss-slurm-no-account"] = True
     (project / "profiles/fixed").mkdir(exist_ok=True)
     (project / "profiles/fixed/config.yaml").write_text(yaml.safe_dump(profile))
     done = lyss(project, cluster, "cluster", "check", "profiles/fixed")

@@ -25,6 +25,9 @@ from lyss.commands import cluster_groups
 from lyss.errors import InputError
 
 COMMAND_TIMEOUT_S = 20
+# snakemake-executor-plugin-slurm's executor, and the project's (src/snakemake_executor_plugin_lyss_slurm: the same
+# submission, a SLURM job's Snakemake jobs run by one Snakemake), which profiles/slurm uses.
+SLURM_EXECUTORS = ("slurm", "lyss-slurm")
 RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
 
 
@@ -135,8 +138,10 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
         raise InputError(config_path, f"cannot read the profile ({err.strerror or err})") from None
     except yaml.YAMLError as err:
         raise InputError(config_path, f"malformed YAML ({getattr(err, 'problem', err)})") from None
-    if profile.get("executor") != "slurm":
-        raise InputError(config_path, f"not a SLURM profile (executor: {profile.get('executor')!r})", field="executor")
+    executor = profile.get("executor")
+    if executor not in SLURM_EXECUTORS:
+        raise InputError(config_path, f"not a SLURM profile (executor: {executor!r})", field="executor")
+    no_account = f"{executor}-no-account"  # each executor's options carry its name
     project = project or profile_dir.resolve().parents[1]
     defaults = profile.get("default-resources") or {}
     if isinstance(defaults, list):  # ["slurm_partition=x", ...] is also valid Snakemake
@@ -154,16 +159,16 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
                    if v.get("slurm_partition")})
     largest = declared_resources(project)
     account = str(defaults.get("slurm_account", "")).strip("'\"") or None
-    if profile.get("slurm-no-account"):
+    if profile.get(no_account):
         if account:
-            notes.append(f"{where}: slurm-no-account is set, so slurm_account {account!r} is not used")
+            notes.append(f"{where}: {no_account} is set, so slurm_account {account!r} is not used")
         account = None
     elif account:
         accounts, why_not = user_accounts()
         if why_not:
             notes.append(f"{where}: account {account!r} not checked: sacctmgr: {why_not}"
                          + ("; the SLURM plugin runs sacctmgr before every submission and would wait the same "
-                            "way: set slurm-no-account: true and export SBATCH_ACCOUNT instead"
+                            f"way: set {no_account}: true and export SBATCH_ACCOUNT instead"
                             if "did not answer" in why_not else ""))
         elif account not in accounts:
             listing = ", ".join(sorted(accounts)) or f"none for user {getpass.getuser()}"

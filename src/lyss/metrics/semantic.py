@@ -101,14 +101,9 @@ def squared_distance_share(similarity: np.ndarray, chance: float) -> np.ndarray:
 
 
 def score_from_share(share) -> np.ndarray:
-    """1 − √share clipped to 0–1: chance (share 1) maps to 0, the reference (share 0) to 1."""
+    """1 − √share clipped to 0–1: 1 − the distance to the reference as a share of the chance distance, so chance
+    (share 1) maps to 0 and the reference (share 0) to 1 (see "Why a distance")."""
     return np.clip(1.0 - np.sqrt(share), 0.0, 1.0)
-
-
-def calibrated(similarity: np.ndarray, chance: float) -> np.ndarray:
-    """1 − the distance to the reference as a share of the chance distance, √((1 − similarity) / (1 − chance)),
-    clipped to 0–1: chance maps to 0, the reference to 1 (see "Why a distance")."""
-    return score_from_share(squared_distance_share(similarity, chance))
 
 
 def root_mean_square_score(sums):

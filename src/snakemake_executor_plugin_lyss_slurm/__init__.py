@@ -1,0 +1,42 @@
+"""Snakemake executor `lyss-slurm`: SLURM as snakemake-executor-plugin-slurm submits to it, with the Snakemake jobs of
+one SLURM job run by the one Snakemake that the SLURM job starts.
+
+Why. The SLURM plugin (2.6) starts, inside each SLURM job, a Snakemake with its job-step executor
+(`--executor slurm-jobstep --jobs 1`), which runs every Snakemake job of the SLURM job through `srun` and a
+Snakemake of its own: each job of a job group pays a second Snakemake start (≈ 3 s: imports, plugin discovery,
+the Snakefile, the DAG) for ≈ 1–4 s of work, one job after another. The pipeline's default run is 102 such jobs
+(docs/performance.md: 548 s on a one-node cluster against 219 s locally). Here the SLURM job's Snakemake runs its
+jobs itself with the local executor, as `snakemake --cores N` does on a workstation: the group's jobs, side by
+side within the CPUs SLURM gave the job (`--cores`, which Snakemake passes), each rule's script in a process of its
+own. Submission, resources, status checks, logs and every setting are the SLURM plugin's, unchanged (this class
+inherits them all); its options are spelled `--lyss-slurm-…` (profile keys `lyss-slurm-…`) instead of
+`--slurm-…`. Job arrays (`--lyss-slurm-array-jobs`) need the job-step executor and keep it.
+
+The SLURM plugin is the `dev` extra. Snakemake imports every installed executor plugin when it starts, so without
+it this module still loads and the executor says what to install when it is chosen.
+"""
+
+from snakemake_interface_common.exceptions import WorkflowError
+
+try:
+    from snakemake_executor_plugin_slurm import Executor as SlurmExecutor
+    from snakemake_executor_plugin_slurm import ExecutorSettings, common_settings  # noqa: F401 (Snakemake reads them)
+except ImportError:  # `pip install -e .` without the dev extra
+    from snakemake_interface_executor_plugins.executors.base import AbstractExecutor
+    from snakemake_interface_executor_plugins.settings import CommonSettings
+
+    common_settings = CommonSettings(non_local_exec=True, implies_no_shared_fs=False, job_deploy_sources=False)
+
+    class Executor(AbstractExecutor):
+        def __init__(self, *args, **kwargs):
+            raise WorkflowError("executor lyss-slurm needs snakemake-executor-plugin-slurm: pip install -e '.[dev]'")
+
+else:
+
+    class Executor(SlurmExecutor):
+        def additional_general_args(self) -> str:
+            """The arguments of the Snakemake inside each SLURM job beyond Snakemake's own (which give it the job's
+            targets and `--cores`): the local executor, unless job arrays need the job-step executor."""
+            if self.workflow.executor_settings.array_jobs:
+                return super().additional_general_args()
+            return "--executor local"
