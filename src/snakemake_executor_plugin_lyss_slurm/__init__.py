@@ -28,7 +28,7 @@ except ImportError:  # `pip install -e .` without the dev extra
     common_settings = CommonSettings(non_local_exec=True, implies_no_shared_fs=False, job_deploy_sources=False)
 
     class Executor(AbstractExecutor):
-        def __init__(self, *args, **kwargs):
+        def __new__(cls, *args, **kwargs):  # before the abstract-class check, which would say less
             raise WorkflowError("executor lyss-slurm needs snakemake-executor-plugin-slurm: pip install -e '.[dev]'")
 
 else:

@@ -1,0 +1,50 @@
+"""The project's SLURM executor (src/snakemake_executor_plugin_lyss_slurm): what the Snakemake inside a SLURM job is
+told to run its jobs with, and that Snakemake still starts where the SLURM plugin (the dev extra) is missing.
+tests/cluster/test_slurm.py runs the pipeline through it on a real cluster."""
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+
+def executor_with(array_jobs):
+    """The executor without its start-up (which submits nothing but asks SLURM's environment), on a workflow whose
+    only setting read here is array_jobs."""
+    plugin = pytest.importorskip("snakemake_executor_plugin_lyss_slurm")
+    executor = object.__new__(plugin.Executor)
+    executor.workflow = SimpleNamespace(executor_settings=SimpleNamespace(array_jobs=array_jobs,
+                                                                          pass_command_as_script=False))
+    return executor
+
+
+def test_the_jobs_of_a_slurm_job_run_by_its_own_snakemake():
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    assert executor_with(None).additional_general_args() == "--executor local"
+
+
+def test_job_arrays_keep_the_plugins_job_steps():
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    assert executor_with("all").additional_general_args() == "--executor slurm-jobstep --jobs 1"
+
+
+def test_without_the_slurm_plugin_snakemake_starts_and_the_executor_says_what_to_install():
+    # a process in which the SLURM plugin is not installed: not listed, not importable
+    code = """
+import pkgutil, sys
+listed = pkgutil.iter_modules
+pkgutil.iter_modules = lambda *a: (m for m in listed(*a) if not m.name.startswith("snakemake_executor_plugin_slurm"))
+sys.modules["snakemake_executor_plugin_slurm"] = None
+from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
+registry = ExecutorPluginRegistry()
+print("lyss-slurm" in registry.plugins, "slurm" in registry.plugins)
+try:
+    registry.get_plugin("lyss-slurm").executor(None, None)
+except Exception as err:
+    print(type(err).__name__, err)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["True False",
+                                "WorkflowError executor lyss-slurm needs snakemake-executor-plugin-slurm: "
+                                "pip install -e '.[dev]'"]
