@@ -78,7 +78,7 @@ scored by that plugin instead; this class is only the universal default in the r
 import numpy as np
 
 from lyss.embed.embedders import embedder_for, paired_cosine, unit_rows
-from lyss.metrics.base import MetricResult, ScoringInput
+from lyss.metrics.base import MetricResult, ScoringInput, ratio_of_sums
 from lyss.text import has_content
 
 
@@ -109,10 +109,7 @@ def score_from_share(share) -> np.ndarray:
 def root_mean_square_score(sums):
     """The corpus value over summed rows [squared distance share, 1]: 1 − the root-mean-square distance to the
     references as a share of the chance distance (itself a root mean square), clipped to 0–1."""
-    sums = np.asarray(sums, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sums[..., 1] > 0, score_from_share(sums[..., 0] / np.where(sums[..., 1] > 0, sums[..., 1], 1)),
-                        np.nan)
+    return score_from_share(ratio_of_sums(sums))
 
 
 def source_penalised_similarity(to_reference: np.ndarray, to_source: np.ndarray,
