@@ -12,15 +12,23 @@ own. Submission, resources, status checks, logs and every setting are the SLURM 
 inherits them all); its options are spelled `--lyss-slurm-…` (profile keys `lyss-slurm-…`) instead of
 `--slurm-…`. Job arrays (`--lyss-slurm-array-jobs`) need the job-step executor and keep it.
 
+One setting of its own: `--lyss-slurm-max-seconds-between-status-checks`. The plugin waits 10 s longer after each
+status poll in which no job ended, up to 180 s, which suits thousands of long jobs; here a chain of jobs of a minute
+or two waits for each link's poll, and on the default pipeline that backoff added up to a minute (docs/cluster.md).
+
 The SLURM plugin is the `dev` extra. Snakemake imports every installed executor plugin when it starts, so without
 it this module still loads and the executor says what to install when it is chosen.
 """
+
+from dataclasses import dataclass, field
+from typing import Optional
 
 from snakemake_interface_common.exceptions import WorkflowError
 
 try:
     from snakemake_executor_plugin_slurm import Executor as SlurmExecutor
-    from snakemake_executor_plugin_slurm import ExecutorSettings, common_settings  # noqa: F401 (Snakemake reads them)
+    from snakemake_executor_plugin_slurm import ExecutorSettings as SlurmExecutorSettings
+    from snakemake_executor_plugin_slurm import common_settings  # noqa: F401 (Snakemake reads it)
 except ImportError:  # `pip install -e .` without the dev extra
     from snakemake_interface_executor_plugins.executors.base import AbstractExecutor
     from snakemake_interface_executor_plugins.settings import CommonSettings
@@ -33,7 +41,23 @@ except ImportError:  # `pip install -e .` without the dev extra
 
 else:
 
+    @dataclass
+    class ExecutorSettings(SlurmExecutorSettings):
+        max_seconds_between_status_checks: Optional[int] = field(
+            default=180,
+            metadata={"help": "The longest wait between two status polls: the plugin adds 10 s after each poll in "
+                              "which no job ended, up to this (the plugin's own cap is 180)."},
+        )
+
     class Executor(SlurmExecutor):
+        async def check_active_jobs(self, active_jobs):
+            """The plugin's status poll, then its next wait capped at max-seconds-between-status-checks."""
+            async for job in super().check_active_jobs(active_jobs):
+                yield job
+            cap = self.workflow.executor_settings.max_seconds_between_status_checks
+            if cap is not None and cap > 0:
+                self.next_seconds_between_status_checks = min(self.next_seconds_between_status_checks, cap)
+
         def additional_general_args(self) -> str:
             """The arguments of the Snakemake inside each SLURM job beyond Snakemake's own (which give it the job's
             targets and `--cores`): the local executor, unless job arrays need the job-step executor."""
