@@ -9,7 +9,7 @@ the shipped ones (only what a user edits is changed). The two run cards of each 
 but for timing fields; the bench checks that every card exists in both runs and prints the ratio, with the
 1-minute load average sampled every 10 s during each run (mean and peak).
 
-    .venv/bin/python bench/bench_slurm.py [--jobs 4] [--set 'cores: 1' ...]
+    .venv/bin/python bench/bench_slurm.py [--jobs 4] [--set 'cores: 1' ...] [--timeline]
 """
 
 import argparse
@@ -83,6 +83,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4, help="SLURM jobs queued or running at once")
     parser.add_argument("--set", action="append", default=[], metavar="YAML",
                         help="a profile key to replace, as YAML (e.g. 'cores: 1'); repeatable")
+    parser.add_argument("--timeline", action="store_true", help="also list each SLURM job's CPUs, start and end")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="lyss-bench-slurm-"))
     base.chmod(0o755)  # munged runs as user munge and must traverse every folder above its socket
@@ -101,12 +102,16 @@ def main() -> None:
         slurm_s, slurm_load = run(slurm, ["bin/snakemake", "--profile", "profiles/slurm", "all", "--quiet"],
                                   {**env, **cluster.env, "PYTHONPATH": str(slurm / "src"),
                                    "LYSS_CACHE_DIR": str(base / "cache-slurm")})
-        jobs = len(cluster.client("squeue", "-h", "-t", "all", "-o", "%i").stdout.split())
+        timeline = cluster.client("squeue", "-h", "-t", "all", "-o", "%i %j %C %S %e").stdout.splitlines()
+        jobs = len(timeline)
         print(f"slurm: {slurm_s:.0f} s, {jobs} SLURM jobs ({slurm_load}; at the end {load()})", flush=True)
         missing = cards(local) ^ cards(slurm)
         if missing:
             sys.exit(f"run cards in one run only: {sorted(missing)}")
         print(f"SLURM / local: {slurm_s / local_s:.2f}× (target ≤ 2×); {len(cards(local))} run cards in both")
+        if args.timeline:
+            print("SLURM jobs (id, name, CPUs, start, end):", *sorted(timeline, key=lambda line: line.split()[3]),
+                  sep="\n  ")
     finally:
         cluster.stop()
         shutil.rmtree(base, ignore_errors=True)

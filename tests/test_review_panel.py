@@ -167,6 +167,19 @@ def wait_for_file(folder, name):
     raise AssertionError(f"{name} was not downloaded; have {sorted(p.name for p in folder.iterdir())}")
 
 
+def reopen_once_stored(driver, key):
+    """Reload the page, as a speaker coming back to it, once the page's storage holds `key`. Chromium hands a
+    localStorage write to its browser process asynchronously, so a reload right after the write can read the
+    storage from before it (a CI run of 0a88a08 saw "0 rated"; three reruns passed); reloading until the key
+    is there waits for that hand-over, without ever writing the key again."""
+    for _ in range(100):
+        driver.refresh()
+        if driver.execute_script("return localStorage.getItem(arguments[0])", key) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"localStorage never held {key} after a reload")
+
+
 def rate_in_browser(driver, study, rater, packet, scores) -> dict:
     """The speaker's work already saved by the page (all but the first CLICKED items), then real clicks on the
     first CLICKED items, then the download button. Returns the scores the file should hold."""
@@ -177,9 +190,9 @@ def rate_in_browser(driver, study, rater, packet, scores) -> dict:
     saved = {"rater": rater, "packet": packet, "position": 0,
              "ratings": {i: {"score": scores[i], "errors": error_spans(study, i, scores[i])} for i in items[CLICKED:]}}
     driver.get(study["page"].as_uri())
-    driver.execute_script("localStorage.setItem(arguments[0], arguments[1]);",
-                          f"lyss-review:{study['key']['study']}:{rater}:{packet}", json.dumps(saved))
-    driver.refresh()
+    key = f"lyss-review:{study['key']['study']}:{rater}:{packet}"
+    driver.execute_script("localStorage.setItem(arguments[0], arguments[1]);", key, json.dumps(saved))
+    reopen_once_stored(driver, key)
     field = driver.find_element("id", "rater")
     field.clear()
     field.send_keys(rater)

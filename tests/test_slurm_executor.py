@@ -2,6 +2,7 @@
 told to run its jobs with, and that Snakemake still starts where the SLURM plugin (the dev extra) is missing.
 tests/cluster/test_slurm.py runs the pipeline through it on a real cluster."""
 
+import asyncio
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -48,3 +49,32 @@ except Exception as err:
     assert out.splitlines() == ["True False",
                                 "WorkflowError executor lyss-slurm needs snakemake-executor-plugin-slurm: "
                                 "pip install -e '.[dev]'"]
+
+
+def polled(cap, plugin_wait, monkeypatch):
+    """The jobs the capped poll passes on, and the wait it leaves, where the SLURM plugin's poll (replaced here: it
+    asks squeue) reports one job still running and then sets its own next wait to `plugin_wait`."""
+    slurm = pytest.importorskip("snakemake_executor_plugin_slurm")
+
+    async def plugin_poll(self, active_jobs):
+        for job in active_jobs:
+            yield job
+        self.next_seconds_between_status_checks = plugin_wait
+
+    monkeypatch.setattr(slurm.Executor, "check_active_jobs", plugin_poll)
+    executor = executor_with(None)
+    executor._next_seconds_between_status_checks = None
+    executor.workflow.executor_settings.max_seconds_between_status_checks = cap
+
+    async def poll():
+        return [job async for job in executor.check_active_jobs(["job 1"])]
+
+    return asyncio.run(poll()), executor.next_seconds_between_status_checks
+
+
+def test_the_wait_between_status_polls_is_capped(monkeypatch):
+    assert polled(20, 180, monkeypatch) == (["job 1"], 20)  # the plugin's backoff, cut to the profile's cap
+    assert polled(20, 10, monkeypatch) == (["job 1"], 10)  # a shorter wait stays as the plugin set it
+    assert polled(None, 180, monkeypatch) == (["job 1"], 180)  # no cap: the plugin's rule
+    assert polled(0, 180, monkeypatch) == (["job 1"], 180)
+
