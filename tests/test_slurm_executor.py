@@ -78,3 +78,16 @@ def test_the_wait_between_status_polls_is_capped(monkeypatch):
     assert polled(None, 180, monkeypatch) == (["job 1"], 180)  # no cap: the plugin's rule
     assert polled(0, 180, monkeypatch) == (["job 1"], 180)
 
+
+
+def test_the_cap_is_an_option_snakemake_parses():
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    from argparse import ArgumentParser
+
+    from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
+
+    plugin = ExecutorPluginRegistry().get_plugin("lyss-slurm")
+    parser = ArgumentParser()
+    plugin.register_cli_args(parser, "executor")
+    args = parser.parse_args(["--lyss-slurm-max-seconds-between-status-checks", "10"])
+    assert plugin.get_settings(args).max_seconds_between_status_checks == 10

@@ -43,7 +43,8 @@ else:
 
     @dataclass
     class ExecutorSettings(SlurmExecutorSettings):
-        max_seconds_between_status_checks: Optional[int] = field(
+        # Optional[int], not `int | None`: Snakemake calls the type to parse the option
+        max_seconds_between_status_checks: Optional[int] = field(  # noqa: UP045
             default=180,
             metadata={"help": "The longest wait between two status polls: the plugin adds 10 s after each poll in "
                               "which no job ended, up to this (the plugin's own cap is 180)."},
