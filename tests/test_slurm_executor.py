@@ -79,7 +79,6 @@ def test_the_wait_between_status_polls_is_capped(monkeypatch):
     assert polled(0, 180, monkeypatch) == (["job 1"], 180)
 
 
-
 def test_the_cap_is_an_option_snakemake_parses():
     pytest.importorskip("snakemake_executor_plugin_slurm")
     from argparse import ArgumentParser
