@@ -241,3 +241,60 @@ rule report:
     assert [(j.rule, j.threads, j.runtime, j.mem_mb) for j in jobs] == [("prep", 1, 30, 1000),
                                                                          ("embed_corpus_field", 2, 120, 2000)]
     assert jobs[0].outputs == {"results/a.jsonl", "results/a.meta.json"} and jobs[1].inputs == {"results/a.jsonl"}
+
+
+def scontrol(bin_dir, min_job_age):
+    """`scontrol show config` as SLURM prints it, MinJobAge among its other lines."""
+    executable(bin_dir, "scontrol", "#!/bin/sh\nprintf 'MaxJobCount             = 10000\\nMinJobAge               = "
+                                    f"{min_job_age}\\nMpiDefault              = none\\n'\n")
+
+
+def squeue_profile(tmp_path, executor="lyss-slurm", **settings):
+    """A profile for a cluster without accounting: job states from squeue."""
+    keys = {f"{executor}-status-command": "squeue", f"{executor}-no-account": True,
+            "default-resources": {"slurm_partition": "gpu"}}
+    return profile(tmp_path, executor=executor, **keys, **settings)
+
+
+def test_squeue_states_with_a_minjobage_above_every_wait_pass(tmp_path, fake_slurm):
+    scontrol(fake_slurm, "300 sec")  # SLURM's default
+    folder = squeue_profile(tmp_path, **{"lyss-slurm-init-seconds-before-status-checks": 5,
+                                         "lyss-slurm-max-seconds-between-status-checks": 10})
+    assert check(folder)[0] == []
+    # the plugin alone: polls up to 180 s apart, still below 300
+    assert check(squeue_profile(tmp_path, executor="slurm"))[0] == []
+
+
+def test_a_minjobage_that_a_status_poll_can_miss(tmp_path, fake_slurm):
+    """MinJobAge 120 s: the plugin's polls grow to 180 s apart, so a job can end and be forgotten between two."""
+    scontrol(fake_slurm, "2min")
+    where = tmp_path / "profile" / "config.yaml"
+    assert check(squeue_profile(tmp_path, executor="slurm"))[0] == [
+        f"{where}: field 'slurm-status-command': the cluster's MinJobAge is 120 s, and status polls can be 180 s "
+        "apart: squeue may forget a finished job before a poll sees it, and the run would wait for it forever; use "
+        "executor lyss-slurm with lyss-slurm-max-seconds-between-status-checks below 120, or raise MinJobAge in "
+        "slurm.conf"]
+    capped = {"lyss-slurm-init-seconds-before-status-checks": 10}
+    assert check(squeue_profile(tmp_path, **capped, **{"lyss-slurm-max-seconds-between-status-checks": 120}))[0] == [
+        f"{where}: field 'lyss-slurm-max-seconds-between-status-checks': the cluster's MinJobAge is 120 s, and "
+        "status polls can be 120 s apart: squeue may forget a finished job before a poll sees it, and the run would "
+        "wait for it forever; set lyss-slurm-max-seconds-between-status-checks below 120, or raise MinJobAge in "
+        "slurm.conf"]
+    assert check(squeue_profile(tmp_path, **capped, **{"lyss-slurm-max-seconds-between-status-checks": 60}))[0] == []
+
+
+def test_a_minjobage_below_three_first_waits_makes_the_plugin_ask_sacct(tmp_path, fake_slurm):
+    scontrol(fake_slurm, "100")  # the plugin's default first wait is 40 s: 100 < 3 × 40
+    [problem], _ = check(squeue_profile(tmp_path, executor="slurm"))
+    assert problem.endswith("field 'slurm-init-seconds-before-status-checks': the cluster's MinJobAge is 100 s, "
+                            "below 3 × 40 s, so the SLURM plugin asks sacct instead of squeue; set "
+                            "slurm-init-seconds-before-status-checks to at most 33")
+
+
+def test_minjobage_is_asked_only_where_squeue_gives_the_states(tmp_path, fake_slurm):
+    executable(fake_slurm, "scontrol", "#!/bin/sh\necho 'scontrol: error: slurm_load_ctl_conf error' >&2; exit 1\n")
+    folder = profile(tmp_path, executor="lyss-slurm", **{"lyss-slurm-no-account": True,
+                                                        "default-resources": {"slurm_partition": "gpu"}})
+    assert check(folder) == ([], [])  # sacct (the plugin's default) keeps finished jobs: nothing to ask
+    assert check(squeue_profile(tmp_path)) == ([], [f"{tmp_path / 'profile' / 'config.yaml'}: MinJobAge not checked: "
+                                                     "scontrol: scontrol: error: slurm_load_ctl_conf error"])

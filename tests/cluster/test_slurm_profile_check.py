@@ -54,8 +54,25 @@ def test_cluster_check_passes_the_corrected_profile(project, cluster):
     profile = yaml.safe_load((project / "profiles/slurm/config.yaml").read_text())
     profile["default-resources"] = {"slurm_partition": cluster.partition}
     profile["lyss-slurm-no-account"] = True
+    profile["lyss-slurm-status-command"] = "squeue"  # this cluster has no accounting; its MinJobAge is 3600 s
     (project / "profiles/fixed").mkdir(exist_ok=True)
     (project / "profiles/fixed/config.yaml").write_text(yaml.safe_dump(profile))
     done = lyss(project, cluster, "cluster", "check", "profiles/fixed")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "profiles/fixed: partitions, account and resources fit this cluster" in done.stdout
+    assert "MinJobAge" not in done.stderr  # read from the real `scontrol show config`
+
+
+def test_cluster_check_reads_the_clusters_minjobage(project, cluster):
+    """A first status wait of 1,500 s: below 3 × that, the cluster's MinJobAge (3600 s here), the SLURM plugin asks
+    sacct instead of squeue, and this cluster has no accounting."""
+    profile = yaml.safe_load((project / "profiles/slurm/config.yaml").read_text())
+    profile.update({"default-resources": {"slurm_partition": cluster.partition}, "lyss-slurm-no-account": True,
+                    "lyss-slurm-status-command": "squeue", "lyss-slurm-init-seconds-before-status-checks": 1500})
+    (project / "profiles/slow-polls").mkdir(exist_ok=True)
+    (project / "profiles/slow-polls/config.yaml").write_text(yaml.safe_dump(profile))
+    done = lyss(project, cluster, "cluster", "check", "profiles/slow-polls")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert ("lyss: error: profiles/slow-polls/config.yaml: field 'lyss-slurm-init-seconds-before-status-checks': the "
+            "cluster's MinJobAge is 3600 s, below 3 × 1500 s, so the SLURM plugin asks sacct instead of squeue; set "
+            "lyss-slurm-init-seconds-before-status-checks to at most 1200") in done.stderr

@@ -4,9 +4,10 @@ A profile shipped with a placeholder partition (`main`) or account made `snakema
 print "Execute 2 jobs..." and then nothing. The SLURM plugin checks the account with `sacctmgr`/`sshare`
 before every submission, without a time limit, so where those block nothing is submitted and nothing said.
 This asks the cluster first, each command with a time limit: `sinfo` (do the partitions exist, do they
-have the GPU, memory and run time the rules declare), `sacctmgr` (is the account the user's), and
-`sbatch --test-only` (would SLURM accept a job like ours; its own message if not; nothing is queued).
-Each problem is one line naming the profile key. See docs/cluster.md.
+have the GPU, memory and run time the rules declare), `sacctmgr` (is the account the user's),
+`sbatch --test-only` (would SLURM accept a job like ours; its own message if not; nothing is queued), and
+where job states come from `squeue`, `scontrol show config` (does squeue remember a finished job until the next
+status poll). Each problem is one line naming the profile key. See docs/cluster.md.
 """
 
 import argparse
@@ -29,6 +30,11 @@ COMMAND_TIMEOUT_S = 20
 # submission, a SLURM job's Snakemake jobs run by one Snakemake), which profiles/slurm uses.
 SLURM_EXECUTORS = ("slurm", "lyss-slurm")
 RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
+# The SLURM plugin's (2.6) status polls: the first wait's default, its longest wait, and the factor below which
+# it asks sacct instead of squeue (MinJobAge < 3 × the first wait).
+PLUGIN_FIRST_WAIT_S, PLUGIN_LONGEST_WAIT_S, PLUGIN_SQUEUE_FACTOR = 40, 180, 3
+MIN_JOB_AGE = re.compile(r"^\s*MinJobAge\s*=\s*(\d+)\s*(sec|s|min|m|hour|h|day|d)?\b", re.M)
+SECONDS_PER = {None: 1, "sec": 1, "s": 1, "min": 60, "m": 60, "hour": 3600, "h": 3600, "day": 86400, "d": 86400}
 
 
 @dataclass
@@ -86,6 +92,45 @@ def user_accounts() -> tuple[set[str], str | None]:
     if done.returncode:
         return set(), _one_line(done.stderr) or f"exit status {done.returncode}"
     return {line.strip() for line in done.stdout.splitlines() if line.strip()}, None
+
+
+def min_job_age() -> tuple[int | None, str | None]:
+    """(seconds squeue keeps a finished job, why it could not be read), from `scontrol show config`."""
+    done = _run(["scontrol", "show", "config"])
+    if done.returncode:
+        return None, _one_line(done.stderr) or f"exit status {done.returncode}"
+    found = MIN_JOB_AGE.search(done.stdout)
+    if found is None:
+        return None, "no MinJobAge line"
+    return int(found.group(1)) * SECONDS_PER[found.group(2)], None
+
+
+def status_wait_problems(profile: dict, executor: str, where: str) -> tuple[list[str], list[str]]:
+    """Where job states come from squeue, which forgets a job MinJobAge seconds after it ends: a job that ends
+    and is forgotten between two status polls is waited for forever. The plugin also asks sacct instead where
+    MinJobAge is below 3 × its first wait, which fails on the clusters that set squeue (no accounting)."""
+    if str(profile.get(f"{executor}-status-command", "")).strip() != "squeue":
+        return [], []
+    age, why_not = min_job_age()
+    if age is None:
+        return [], [f"{where}: MinJobAge not checked: scontrol: {why_not}"]
+    first_key = f"{executor}-init-seconds-before-status-checks"
+    first = int(profile.get(first_key, PLUGIN_FIRST_WAIT_S))
+    cap_key = f"{executor}-max-seconds-between-status-checks"  # executor lyss-slurm only
+    cap = int(profile.get(cap_key) or 0) if executor == "lyss-slurm" else 0
+    longest = min(cap, PLUGIN_LONGEST_WAIT_S) if cap > 0 else PLUGIN_LONGEST_WAIT_S
+    if age < PLUGIN_SQUEUE_FACTOR * first:
+        return [f"{where}: field '{first_key}': the cluster's MinJobAge is {age} s, below {PLUGIN_SQUEUE_FACTOR} × "
+                f"{first} s, so the SLURM plugin asks sacct instead of squeue; set {first_key} to at most "
+                f"{age // PLUGIN_SQUEUE_FACTOR}"], []
+    if age <= longest:
+        field = cap_key if executor == "lyss-slurm" else f"{executor}-status-command"
+        remedy = (f"set {cap_key} below {age}" if executor == "lyss-slurm" else
+                  f"use executor lyss-slurm with lyss-slurm-max-seconds-between-status-checks below {age}")
+        return [f"{where}: field '{field}': the cluster's MinJobAge is {age} s, and status polls can be {longest} s "
+                f"apart: squeue may forget a finished job before a poll sees it, and the run would wait for it "
+                f"forever; {remedy}, or raise MinJobAge in slurm.conf"], []
+    return [], []
 
 
 def _one_line(text: str) -> str:
@@ -203,7 +248,8 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
         group_problems, group_notes = group_time_problems(profile, project, known, wanted, per_rule, where)
         problems += group_problems
         notes += group_notes
-    return problems, notes
+    wait_problems, wait_notes = status_wait_problems(profile, executor, where)
+    return problems + wait_problems, notes + wait_notes
 
 
 def group_time_problems(profile: dict, project: Path, known: dict[str, Partition], wanted: dict[str, str | None],
