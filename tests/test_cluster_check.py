@@ -263,11 +263,13 @@ def test_squeue_states_with_a_minjobage_above_every_wait_pass(tmp_path, fake_slu
     assert check(folder)[0] == []
     # the plugin alone: polls up to 180 s apart, still below 300
     assert check(squeue_profile(tmp_path, executor="slurm"))[0] == []
+    scontrol(fake_slurm, "1h")  # hours, as the SLURM plugin reads them
+    assert check(squeue_profile(tmp_path, executor="slurm"))[0] == []
 
 
 def test_a_minjobage_that_a_status_poll_can_miss(tmp_path, fake_slurm):
     """MinJobAge 120 s: the plugin's polls grow to 180 s apart, so a job can end and be forgotten between two."""
-    scontrol(fake_slurm, "2min")
+    scontrol(fake_slurm, "120 sec")
     where = tmp_path / "profile" / "config.yaml"
     assert check(squeue_profile(tmp_path, executor="slurm"))[0] == [
         f"{where}: field 'slurm-status-command': the cluster's MinJobAge is 120 s, and status polls can be 180 s "
@@ -284,7 +286,7 @@ def test_a_minjobage_that_a_status_poll_can_miss(tmp_path, fake_slurm):
 
 
 def test_a_minjobage_below_three_first_waits_makes_the_plugin_ask_sacct(tmp_path, fake_slurm):
-    scontrol(fake_slurm, "100")  # the plugin's default first wait is 40 s: 100 < 3 × 40
+    scontrol(fake_slurm, "100")  # no unit: seconds; the plugin's default first wait is 40 s: 100 < 3 × 40
     [problem], _ = check(squeue_profile(tmp_path, executor="slurm"))
     assert problem.endswith("field 'slurm-init-seconds-before-status-checks': the cluster's MinJobAge is 100 s, "
                             "below 3 × 40 s, so the SLURM plugin asks sacct instead of squeue; set "
@@ -298,3 +300,20 @@ def test_minjobage_is_asked_only_where_squeue_gives_the_states(tmp_path, fake_sl
     assert check(folder) == ([], [])  # sacct (the plugin's default) keeps finished jobs: nothing to ask
     assert check(squeue_profile(tmp_path)) == ([], [f"{tmp_path / 'profile' / 'config.yaml'}: MinJobAge not checked: "
                                                      "scontrol: scontrol: error: slurm_load_ctl_conf error"])
+
+
+def test_a_minjobage_of_zero_keeps_jobs_but_the_plugin_reads_it_as_short(tmp_path, fake_slurm):
+    scontrol(fake_slurm, "0 sec")
+    [problem], _ = check(squeue_profile(tmp_path))
+    assert problem.endswith("field 'lyss-slurm-status-command': the cluster's MinJobAge is 0 (finished jobs stay in "
+                            "squeue), which the SLURM plugin takes for shorter than its status waits and asks sacct "
+                            "instead of squeue wherever sacct is installed")
+
+
+def test_a_status_wait_that_is_no_number_names_its_key(tmp_path, fake_slurm):
+    scontrol(fake_slurm, "300 sec")
+    folder = squeue_profile(tmp_path, **{"lyss-slurm-max-seconds-between-status-checks": "ten"})
+    with pytest.raises(ValueError) as raised:
+        check(folder)
+    assert str(raised.value) == (f"{folder / 'config.yaml'}: field 'lyss-slurm-max-seconds-between-status-checks': "
+                                 "'ten' is not a whole number of seconds")

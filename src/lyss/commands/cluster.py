@@ -33,8 +33,8 @@ RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
 # The SLURM plugin's (2.6) status polls: the first wait's default, its longest wait, and the factor below which
 # it asks sacct instead of squeue (MinJobAge < 3 × the first wait).
 PLUGIN_FIRST_WAIT_S, PLUGIN_LONGEST_WAIT_S, PLUGIN_SQUEUE_FACTOR = 40, 180, 3
-MIN_JOB_AGE = re.compile(r"^\s*MinJobAge\s*=\s*(\d+)\s*(sec|s|min|m|hour|h|day|d)?\b", re.M)
-SECONDS_PER = {None: 1, "sec": 1, "s": 1, "min": 60, "m": 60, "hour": 3600, "h": 3600, "day": 86400, "d": 86400}
+# `scontrol show config` prints "MinJobAge = 300 sec"; hours as the plugin reads them, anything else as seconds.
+MIN_JOB_AGE = re.compile(r"^\s*MinJobAge\s*=\s*(\d+)\s*([a-zA-Z]*)", re.M)
 
 
 @dataclass
@@ -102,7 +102,7 @@ def min_job_age() -> tuple[int | None, str | None]:
     found = MIN_JOB_AGE.search(done.stdout)
     if found is None:
         return None, "no MinJobAge line"
-    return int(found.group(1)) * SECONDS_PER[found.group(2)], None
+    return int(found.group(1)) * (3600 if found.group(2).lower() in ("h", "hour", "hours") else 1), None
 
 
 def status_wait_problems(profile: dict, executor: str, where: str) -> tuple[list[str], list[str]]:
@@ -115,10 +115,14 @@ def status_wait_problems(profile: dict, executor: str, where: str) -> tuple[list
     if age is None:
         return [], [f"{where}: MinJobAge not checked: scontrol: {why_not}"]
     first_key = f"{executor}-init-seconds-before-status-checks"
-    first = int(profile.get(first_key, PLUGIN_FIRST_WAIT_S))
+    first = _seconds(profile, first_key, PLUGIN_FIRST_WAIT_S, where)
     cap_key = f"{executor}-max-seconds-between-status-checks"  # executor lyss-slurm only
-    cap = int(profile.get(cap_key) or 0) if executor == "lyss-slurm" else 0
+    cap = _seconds(profile, cap_key, 0, where) if executor == "lyss-slurm" else 0
     longest = min(cap, PLUGIN_LONGEST_WAIT_S) if cap > 0 else PLUGIN_LONGEST_WAIT_S
+    if age == 0:  # slurm.conf: "a value of zero prevents any job record purging", which the plugin reads as short
+        return [f"{where}: field '{executor}-status-command': the cluster's MinJobAge is 0 (finished jobs stay in "
+                "squeue), which the SLURM plugin takes for shorter than its status waits and asks sacct instead of "
+                "squeue wherever sacct is installed"], []
     if age < PLUGIN_SQUEUE_FACTOR * first:
         return [f"{where}: field '{first_key}': the cluster's MinJobAge is {age} s, below {PLUGIN_SQUEUE_FACTOR} × "
                 f"{first} s, so the SLURM plugin asks sacct instead of squeue; set {first_key} to at most "
@@ -131,6 +135,17 @@ def status_wait_problems(profile: dict, executor: str, where: str) -> tuple[list
                 f"apart: squeue may forget a finished job before a poll sees it, and the run would wait for it "
                 f"forever; {remedy}, or raise MinJobAge in slurm.conf"], []
     return [], []
+
+
+def _seconds(profile: dict, key: str, default: int, where: str) -> int:
+    """A profile's whole number of seconds (YAML may give it as text); anything else names the key."""
+    value = profile.get(key)
+    if value is None:
+        return default
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise InputError(where, f"{value!r} is not a whole number of seconds", field=key) from None
 
 
 def _one_line(text: str) -> str:
