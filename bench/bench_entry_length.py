@@ -5,6 +5,7 @@ ratio between successive doublings tells linear (≈ 2) from quadratic (≈ 4) g
     PYTHONPATH=src python bench/bench_entry_length.py [metric ...]
 """
 
+import argparse
 import json
 import subprocess
 import sys
@@ -45,4 +46,6 @@ def main(metrics: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["ter", "chrf_plus_plus", "bleu"])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("metrics", nargs="*", default=["ter", "chrf_plus_plus", "bleu"], help="metric ids")
+    main(parser.parse_args().metrics)

@@ -1,6 +1,7 @@
 """Wall time of `dvc repro` after a weight change against a full `snakemake all` from scratch on the
 demo corpus, in one run on a scratch copy of the project. Target: ratio ≤ 0.1."""
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -45,4 +46,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__).parse_args()
     main()
