@@ -46,9 +46,9 @@ else:
     class ExecutorSettings(SlurmExecutorSettings):
         # Optional[int], not `int | None`: Snakemake calls the type to parse the option
         max_seconds_between_status_checks: Optional[int] = field(  # noqa: UP045
-            default=180,
+            default=None,
             metadata={"help": "The longest wait between two status polls: the plugin adds 10 s after each poll in "
-                              "which no job ended, up to this (the plugin's own cap is 180; 0: no cap)."},
+                              "which no job ended, up to this (unset or 0: the plugin's own limit, 180 s in 2.6)."},
         )
 
     class Executor(SlurmExecutor):
