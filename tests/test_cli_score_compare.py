@@ -7,6 +7,7 @@ import importlib.util
 import json
 import math
 import random
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import yaml
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest
 
-from lyss import __version__ as lyss_version
+from lyss.aggregate.fingerprint import code_version
 from lyss.cli import main
 from lyss.commands import score as score_command
 from lyss.metrics import REGISTRY
@@ -649,11 +650,17 @@ def test_every_metric_and_the_composite_has_a_signature(files, capsys):
     assert code == 0
     signatures = json.loads(out)["signatures"]
     assert set(signatures) == {*metrics, "composite"}
+    version = code_version()
+    assert version.startswith("0.1.0+") and len(version) == len("0.1.0+") + 12
     for metric in ("exact_match_rate", "fst_acceptance_rate", "orthographic_accuracy"):
-        assert signatures[metric] == "nrefs:1|cards:eng=file,spa=file|version:lyss-" + lyss_version
-    assert signatures["composite"].startswith("profile:A|scope:profile|weights:chrf_plus_plus=0.7143,"
-                                              "exact_match_rate=0.2857|nrefs:1|cards:eng=file,spa=file|"
-                                              "embedder:none|version:lyss-")
+        assert signatures[metric] == "nrefs:1|cards:eng=file,spa=file|version:lyss-" + version
+    assert signatures["composite"] == ("profile:A|scope:profile|weights:chrf_plus_plus=0.7143,exact_match_rate=0.2857|"
+                                       f"nrefs:1|cards:eng=file,spa=file|embedder:none|version:lyss-{version}")
+    # code-switching's own settings join the LYSS signature; sacrebleu's stays whole
+    assert signatures["code_switching_rate"].startswith(
+        "nrefs:1|cards:eng=file,spa=file|langid:lingua-language-detector ")
+    assert signatures["code_switching_rate"].endswith(f"|zipf:3|margin:1|version:lyss-{version}")
+    assert signatures["chrf_plus_plus"].endswith("|version:" + metadata.version("sacrebleu"))
 
 
 def test_an_embedding_metric_signature_names_its_embedder():
@@ -663,7 +670,7 @@ def test_an_embedding_metric_signature_names_its_embedder():
     data = score_command.scoring_input(None, [["a"], ["b"]], ["c"], ("eng", "deu", {}, {}))
     data.embeddings = Named()
     assert score_command.lyss_signature("semantic_score", data) == (
-        f"nrefs:1(first of 2)|cards:eng=none,deu=none|embedder:multilingual-e5-small-q4|version:lyss-{lyss_version}")
+        f"nrefs:1(first of 2)|cards:eng=none,deu=none|embedder:multilingual-e5-small-q4|version:lyss-{code_version()}")
 
 
 def test_compare_takes_two_references_and_names_systems_shortly(ted, files, capsys):

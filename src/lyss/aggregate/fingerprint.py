@@ -1,6 +1,7 @@
 """Run fingerprints: a hash of the corpus, the settings that shape the numbers, and the code version,
 so identical inputs give identical run cards and a changed input is visible in the card."""
 
+import functools
 import hashlib
 import json
 from importlib import resources
@@ -8,8 +9,10 @@ from importlib import resources
 from lyss import __version__
 
 
+@functools.cache
 def code_version() -> str:
-    """Package version plus a hash of the package's Python sources (catches unreleased edits)."""
+    """Package version plus a hash of the package's Python sources (catches unreleased edits), as a local
+    version label (`0.1.0+<hash>`). Once per process: the sources do not change under a running command."""
     digest = hashlib.sha256()
     root = resources.files("lyss")
     for path in sorted(_python_files(root), key=str):

@@ -18,10 +18,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from lyss import __version__
 from lyss.aggregate.card import CardInput, Dataset, Method, Translation, build_card, plain
 from lyss.aggregate.caveats import skipped_caveats
 from lyss.aggregate.composite import applied_weights, select_profile, weight_share
+from lyss.aggregate.fingerprint import code_version
 from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
@@ -133,9 +133,11 @@ def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None =
     return results
 
 
-def lyss_signature(metric: str, data: ScoringInput) -> str:
+def lyss_signature(metric: str, data: ScoringInput, own: str | None = None) -> str:
     """A sacrebleu-style signature of a LYSS metric: every setting that changes its number (the references it
-    used, the cards it read and where they come from, the embedder, the lyss version)."""
+    used, the cards it read and where they come from, the embedder, the metric's `own` settings, the lyss
+    version with the hash of its sources). The version is 0.1.0 between releases, so the hash is what tells
+    two formulas apart (semantic_score's corpus value changed without a release), as sacrebleu's version does."""
     n_refs = len(data.reference_streams)
     used = n_refs if metric == "composite" or declaration(metric, "uses_all_references") else 1
     parts = [f"nrefs:{used}" + (f"(first of {n_refs})" if used < n_refs else "")]
@@ -144,7 +146,15 @@ def lyss_signature(metric: str, data: ScoringInput) -> str:
     parts.append("cards:" + ",".join(cards))
     if declaration(metric, "needs_embeddings") or metric == "composite":
         parts.append(f"embedder:{data.embeddings.name if data.embeddings is not None else 'none'}")
-    return "|".join([*parts, f"version:lyss-{__version__}"])
+    return "|".join([*parts, *([own] if own else []), f"version:lyss-{code_version()}"])
+
+
+def metric_signature(metric: str, result: MetricResult, data: ScoringInput) -> str:
+    """A metric's signature: one that names its version is whole (sacrebleu's, a precomputed file's); settings a
+    LYSS metric reports itself (code-switching's identifier and word lists) join the LYSS signature."""
+    if result.signature and "version:" in result.signature:
+        return result.signature
+    return lyss_signature(metric, data, own=result.signature)
 
 
 def composite_signature(profile: str, scope: str, used: dict, data: ScoringInput) -> str:
@@ -240,7 +250,7 @@ def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes) -> di
         reasons["quality_tier"] = (f"the composite is over a metric selection (-m) that leaves out "
                                    f"{', '.join(left_out)} of profile {run.profile}: not comparable with a tier")
     used = applied_weights(scores, weights)
-    signatures = {m: r.signature or lyss_signature(m, data) for m, r in results.items()}
+    signatures = {m: metric_signature(m, r, data) for m, r in results.items()}
     signatures["composite"] = composite_signature(run.profile, scope, used, data)
     block = {"composite_profile": {"profile": run.profile, "weights": weights, "applied_weights": used,
                                    "weight_share": round(weight_share(scores, weights), 6), "scope": scope,
