@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, scaled  # noqa: E402
 
 from lyss.aggregate.confidence import corpus_statistic  # noqa: E402
+from lyss.argtypes import positive_int  # noqa: E402
 from lyss.metrics import ScoringInput, get_metric  # noqa: E402
 from lyss.significance import compare_pairs  # noqa: E402
 from lyss.stats import approximate_randomization, bootstrap_scores, percentile_ci  # noqa: E402
@@ -205,8 +206,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20_000],
                         help="in-process comparisons (none: only the command-line line)")
-    parser.add_argument("--naive", type=int, default=3,
-                        help="resamples re-scored naively (then extrapolated)")
+    parser.add_argument("--naive", type=positive_int, default=3,
+                        help="resamples re-scored naively (then extrapolated; at least 1)")
     parser.add_argument("--cli-segments", type=int, default=20_040, help="segments of the command-line line (0: skip)")
     parser.add_argument("--repeats", type=int, default=1, help="command-line runs of each tool (the best counts)")
     parser.add_argument("--data", type=Path, default=ROOT / "data/corpora/mqm_ted_ende",
