@@ -317,3 +317,19 @@ def test_a_status_wait_that_is_no_number_names_its_key(tmp_path, fake_slurm):
         check(folder)
     assert str(raised.value) == (f"{folder / 'config.yaml'}: field 'lyss-slurm-max-seconds-between-status-checks': "
                                  "'ten' is not a whole number of seconds")
+
+
+def test_the_status_wait_rules_mirror_the_installed_slurm_plugin():
+    """The MinJobAge check repeats three numbers of the SLURM plugin's status polls (it exposes only the first as
+    a setting): an upgrade that changes any of them fails here instead of leaving the check stale."""
+    import dataclasses
+    import inspect
+
+    from snakemake_executor_plugin_slurm import Executor, ExecutorSettings
+
+    defaults = {f.name: f.default for f in dataclasses.fields(ExecutorSettings)}
+    assert defaults["init_seconds_before_status_checks"] == cluster.PLUGIN_FIRST_WAIT_S == 40
+    source = inspect.getsource(Executor.check_active_jobs)
+    assert f"max_sleep_time = {cluster.PLUGIN_LONGEST_WAIT_S}" in source
+    assert f"dynamic_check_threshold = {cluster.PLUGIN_SQUEUE_FACTOR} * initial_interval" in source
+    assert "min_job_age < dynamic_check_threshold" in source

@@ -31,7 +31,8 @@ COMMAND_TIMEOUT_S = 20
 SLURM_EXECUTORS = ("slurm", "lyss-slurm")
 RESOURCE_LINE = re.compile(r"^\s*(mem_mb|runtime|gpu)=(\d+),?\s*$")
 # The SLURM plugin's (2.6) status polls: the first wait's default, its longest wait, and the factor below which
-# it asks sacct instead of squeue (MinJobAge < 3 × the first wait).
+# it asks sacct instead of squeue (MinJobAge < 3 × the first wait). Literals in its code, so repeated here;
+# tests/test_cluster_check.py compares them with the installed plugin.
 PLUGIN_FIRST_WAIT_S, PLUGIN_LONGEST_WAIT_S, PLUGIN_SQUEUE_FACTOR = 40, 180, 3
 # `scontrol show config` prints "MinJobAge = 300 sec"; hours as the plugin reads them, anything else as seconds.
 MIN_JOB_AGE = re.compile(r"^\s*MinJobAge\s*=\s*(\d+)\s*([a-zA-Z]*)", re.M)
