@@ -673,6 +673,28 @@ def test_an_embedding_metric_signature_names_its_embedder():
         f"nrefs:1(first of 2)|cards:eng=none,deu=none|embedder:multilingual-e5-small-q4|version:lyss-{code_version()}")
 
 
+
+def test_a_changed_formula_changes_the_lyss_version_in_signatures(tmp_path, monkeypatch):
+    """The version LYSS signatures end with is the release plus a hash of the package's sources: one changed
+    line of semantic.py (a formula edited without a release) gives another label; the same sources the same."""
+    import shutil
+
+    from lyss.aggregate import fingerprint
+
+    package = Path(score_command.__file__).resolve().parents[1]
+    copy = tmp_path / "lyss"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fingerprint.resources, "files", lambda name: copy)
+    same = fingerprint.code_version.__wrapped__()
+    assert same == code_version()
+    semantic = copy / "metrics" / "semantic.py"
+    source = semantic.read_text(encoding="utf-8")
+    assert "np.sqrt(share)" in source
+    semantic.write_text(source.replace("np.sqrt(share)", "share"), encoding="utf-8")
+    edited = fingerprint.code_version.__wrapped__()
+    assert edited.startswith("0.1.0+") and edited != same
+
+
 def test_compare_takes_two_references_and_names_systems_shortly(ted, files, capsys):
     paths, texts = ted
     refs = [texts["ref"], texts["ref2"]]
