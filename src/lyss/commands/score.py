@@ -137,7 +137,7 @@ def lyss_signature(metric: str, data: ScoringInput, own: str | None = None) -> s
     """A sacrebleu-style signature of a LYSS metric: every setting that changes its number (the references it
     used, the cards it read and where they come from, the embedder, the metric's `own` settings, the lyss
     version with the hash of its sources). The version is 0.1.0 between releases, so the hash is what tells
-    two formulas apart (semantic_score's corpus value changed without a release), as sacrebleu's version does."""
+    two formulas apart (a metric's corpus value has changed without a release), as sacrebleu's version does."""
     n_refs = len(data.reference_streams)
     used = n_refs if metric == "composite" or declaration(metric, "uses_all_references") else 1
     parts = [f"nrefs:{used}" + (f"(first of {n_refs})" if used < n_refs else "")]
