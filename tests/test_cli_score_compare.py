@@ -673,7 +673,6 @@ def test_an_embedding_metric_signature_names_its_embedder():
         f"nrefs:1(first of 2)|cards:eng=none,deu=none|embedder:multilingual-e5-small-q4|version:lyss-{code_version()}")
 
 
-
 def test_a_changed_formula_changes_the_lyss_version_in_signatures(tmp_path, monkeypatch):
     """The version LYSS signatures end with is the release plus a hash of the package's sources: one changed
     line of semantic.py (a formula edited without a release) gives another label; the same sources the same."""

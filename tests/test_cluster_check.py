@@ -325,11 +325,10 @@ def test_the_status_wait_rules_mirror_the_installed_slurm_plugin():
     import dataclasses
     import inspect
 
-    from snakemake_executor_plugin_slurm import Executor, ExecutorSettings
-
-    defaults = {f.name: f.default for f in dataclasses.fields(ExecutorSettings)}
+    plugin = pytest.importorskip("snakemake_executor_plugin_slurm")  # the dev extra, as tests/test_slurm_executor.py
+    defaults = {f.name: f.default for f in dataclasses.fields(plugin.ExecutorSettings)}
     assert defaults["init_seconds_before_status_checks"] == cluster.PLUGIN_FIRST_WAIT_S == 40
-    source = inspect.getsource(Executor.check_active_jobs)
+    source = inspect.getsource(plugin.Executor.check_active_jobs)
     assert f"max_sleep_time = {cluster.PLUGIN_LONGEST_WAIT_S}" in source
     assert f"dynamic_check_threshold = {cluster.PLUGIN_SQUEUE_FACTOR} * initial_interval" in source
     assert "min_job_age < dynamic_check_threshold" in source
