@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lyss.embed import e5_smoothing, embedders
+from lyss.embed import e5_calibration, e5_smoothing, embedders
 from lyss.embed.e5_onnx import OnnxE5, batches
 
 pytest.importorskip("onnxruntime")
@@ -67,9 +67,10 @@ def test_int8_products_agree_with_float32_products_of_the_same_weights(both):
 
 
 def test_shipped_smoothing_is_what_calibration_measures():
-    """The exponents beside lyss.embed.e5_smoothing come from the demo corpus, as its main() writes them."""
+    """The exponents beside lyss.embed.e5_smoothing come from the demo corpus, as e5_calibration's main() writes
+    them."""
     root = Path(__file__).parents[1]
-    measured = e5_smoothing.calibrate(e5_smoothing.calibration_texts(root / e5_smoothing.CALIBRATION_CORPUS))
+    measured = e5_calibration.calibrate(e5_calibration.calibration_texts(root / e5_calibration.CALIBRATION_CORPUS))
     shipped = e5_smoothing.load_exponents()
     assert sorted(measured) == sorted(shipped)
     for group, exponents in shipped.items():

@@ -14,8 +14,8 @@ twice as many texts a second as float32 on this project's 2-core machines (docs/
   leave the other channels with a handful of int8 levels. In the products of a LayerNorm's output (q, k, v and
   the first feed-forward matrix), where they are, input channel j is therefore divided by 2^e_j and the
   weights' row j multiplied by it (SmoothQuant, Xiao et al., ICML 2023), with the exponents calibrated once
-  on the demo corpus (`lyss.embed.e5_smoothing`). Powers of two make the rescaling exact. (Smoothing the
-  other two products too was measured: no closer to float32.)
+  on the demo corpus (`lyss.embed.e5_calibration`; shipped, and read by `lyss.embed.e5_smoothing`). Powers of two
+  make the rescaling exact. (Smoothing the other two products too was measured: no closer to float32.)
 - the first feed-forward matrix's output passes GELU, which is ≥ −0.17: shifted by 0.17 (and the bias by the
   shift's product), the next product's input takes all 256 unsigned codes instead of half of them;
 - the first token of each window, <s>, carries a few huge channels (the attention sink) that would cost the
@@ -42,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
 
 # padded tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
@@ -185,8 +186,6 @@ class OnnxE5:
 
     def __init__(self, threads: int | None = None, precision: str = "int8"):
         import onnxruntime
-
-        from lyss.embed.e5_smoothing import load_exponents
 
         self.weights = load_weights()
         exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
