@@ -101,7 +101,7 @@ def main() -> None:
     best, vectors = dict.fromkeys(backends, float("inf")), {}
     for _ in range(args.repeats):
         for name, backend in backends.items():
-            load_weights()._word_ids.cache_clear()  # every run tokenizes its words anew, as a new process would
+            load_weights().forget_words()  # every run tokenizes its words anew, as a new process would
             start = time.perf_counter()
             vectors[name] = backend.embed(sample)
             best[name] = min(best[name], time.perf_counter() - start)

@@ -153,3 +153,14 @@ def test_word_by_word_tokenizer_equals_the_whole_text_viterbi():
     by_word = [weights.tokenize(text) for text in sample]
     weights._by_word = False
     assert by_word == [weights.tokenize(text) for text in sample]
+
+
+def test_forgetting_the_segmented_words_keeps_the_ids():
+    """bench/bench_embed.py tokenizes each run anew (forget_words), as a new process would: same ids, memo emptied."""
+    from lyss.embed.e5_weights import E5Weights
+
+    weights = E5Weights()
+    first = [weights.tokenize(text) for text in texts()]
+    weights.forget_words()
+    assert weights._word_ids.cache_info().currsize == 0
+    assert [weights.tokenize(text) for text in texts()] == first

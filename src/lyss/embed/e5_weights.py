@@ -132,6 +132,11 @@ class E5Weights:
             return list(self._segment(chars))
         return [index for word in chars.split(META)[1:] for index in self._word_ids(META + word)]
 
+    def forget_words(self) -> None:
+        """Drop the words segmented so far, so the next texts are tokenized as by a new process (what a
+        benchmark of a cold run needs)."""
+        self._word_ids.cache_clear()
+
     def _segment(self, chars: str) -> tuple[int, ...]:
         """The best unigram segmentation of `chars` (Viterbi over the pieces' log-probabilities)."""
         n = len(chars)
