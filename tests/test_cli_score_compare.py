@@ -732,3 +732,28 @@ def test_every_file_is_embedded_in_one_pass_before_the_metrics(files, capsys, mo
     distinct = len(set(texts["src"]) | set(texts["ref"]) | set(texts["a"]) | set(texts["b"]))
     assert {line.split(":")[0] for line in lines} == {"embed the sources, references and outputs"}
     assert f"{distinct}/{distinct}" in lines[-1], lines[-1]
+
+
+def test_no_pass_over_every_file_when_nothing_reads_them_from_the_shared_table(files, tmp_path, capsys, monkeypatch):
+    """semantic_score with its own embedder (metric_options) and the misaligned_output caveat off: the shared table
+    would be asked for nothing, so nothing is embedded ahead; semantic_score embeds with its own model."""
+    from test_embedding_files import CountingBackend, FakeTerminal
+
+    from lyss.embed import embedders
+
+    paths, _, common = files
+    params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
+    params.setdefault("metric_options", {})["semantic_score"] = {"embedder": "letters"}
+    del params["caveats"]["thresholds"]["misaligned_output"]
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    monkeypatch.setenv("LYSS_EMBEDDING_CACHE_MB", "0")
+    monkeypatch.setattr(embedders, "load_backend", lambda spec: CountingBackend())
+    embedders.get_embedder.cache_clear()
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.__stderr__", terminal)
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-s", paths["src"], "-l", "en-es",
+                         "-m", "semantic_score", "--params", tmp_path / "params.yaml", *common[2:])
+    embedders.get_embedder.cache_clear()
+    assert code == 0, err
+    labels = {line.split(":")[0] for line in terminal.text.split("\r") if line}
+    assert "embed the sources, references and outputs" not in labels and labels, labels

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, needs_embeddings(scored))
     for data in inputs.values():
         data.embeddings = embeddings
-    embed_all_texts(embeddings, inputs[names[0]], hypotheses)
+    embed_all_texts(embeddings, inputs[names[0]], hypotheses, scored, options, misaligned_check=False)
     per_system = {name: score_metrics(data, scored, options) for name, data in inputs.items()}
     shared, warning = shared_composite_metrics(per_system, weights)
     if warning:

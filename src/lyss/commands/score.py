@@ -26,7 +26,7 @@ from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import render
-from lyss.embed.embedders import Embeddings
+from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
@@ -102,11 +102,15 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     return embeddings
 
 
-def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]]) -> None:
-    """Every source, reference and output the run's metrics read, embedded in one call before any metric asks:
-    one sorted set of texts makes fuller batches than the oracle's and each system's texts apart, and one
-    progress line; the metrics then find their vectors in the table."""
-    if embeddings is None:
+def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]],
+                    metrics: list[str], options: dict, misaligned_check: bool) -> None:
+    """Every source, reference and output, embedded in one call before any metric asks, when the shared table
+    will be asked for all of them (by the misaligned_output caveat, or by a metric that embeds with the table's
+    model): one sorted set of texts makes fuller batches than the oracle's and each system's texts apart, and
+    one progress line; the metrics then find their vectors in the table."""
+    readers = [m for m in metrics if declaration(m, "needs_embeddings")
+               and uses_shared((options.get(m) or {}).get("embedder"), embeddings)]
+    if embeddings is None or not (readers or misaligned_check):
         return
     sources = [e["source"] for e in base.entries]
     texts = [t for t in (*sources, *base.references, *(t for h in hypotheses for t in h)) if has_content(t)]
@@ -341,7 +345,8 @@ def run(args: argparse.Namespace) -> int:
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
-    embed_all_texts(embeddings, base, hypotheses)
+    misaligned_check = plain(typed.caveats)["thresholds"].get("misaligned_output") is not None
+    embed_all_texts(embeddings, base, hypotheses, metrics, run_.options, misaligned_check)
     label_embedding(embeddings, "the references (oracle check)")
     oracle = oracle_check(run_, base)
     blocks = []

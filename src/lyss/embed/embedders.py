@@ -246,12 +246,15 @@ def get_embedder(spec: str | None = None) -> Embeddings:
     return embeddings
 
 
+def uses_shared(spec: str | None, shared: Embeddings | None) -> bool:
+    """Whether a metric whose `embedder` option is `spec` reads its vectors from the `shared` table."""
+    return shared is not None and backend_model(spec) == shared.model
+
+
 def embedder_for(spec: str | None, shared: Embeddings | None) -> Embeddings:
     """The table a metric should use: the shared one (cached files or `lyss score`'s memo) unless the
     metric's `embedder` option (`spec`) names another model."""
-    if shared is not None and backend_model(spec) == shared.model:
-        return shared
-    return get_embedder(spec)
+    return shared if uses_shared(spec, shared) else get_embedder(spec)
 
 
 # -- cached vector files (contract: results/embeddings/{dataset}/{field}.npy + .ids.json) -------------------
