@@ -7,13 +7,17 @@
 2. the demo pipeline's jobs: how many score jobs `snakemake -n all` plans against the one-metric jobs they
    replace (datasets × methods × metrics), and the dry run's wall time;
 3. with --pipeline, the demo pipeline on a fresh clone (`snakemake all --cores 2`, empty caches): its wall
-   time and each rule's share of the job time, read from Snakemake's log.
+   time and each rule's share of the job time, read from Snakemake's log;
+4. with --compare, `lyss compare` defaults on three TED systems (the raters' best, second and last) with empty
+   caches, against sacrebleu's `--paired-bs` on chrF++, BLEU and TER (surface only; the issue gives no target).
 
     .venv/bin/python bench/bench_issue20.py [--tsv data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv] [--skip-score]
-        [--skip-jobs] [--repeats 3] [--warm-only, with BENCH_CACHE=<a LYSS_CACHE_DIR filled before>] [--pipeline]
+        [--skip-jobs] [--repeats 3] [--warm-only, with BENCH_CACHE=<a LYSS_CACHE_DIR filled before>] [--compare]
+        [--pipeline]
 """
 
 import argparse
+import csv
 import os
 import re
 import subprocess
@@ -66,6 +70,41 @@ def score_line(tsv: Path, warm_only: bool, repeats: int) -> None:
     cold_text = "" if cold is None else f"cold {cold:.1f} s ({cold / sacrebleu:.1f}×, target ≤ 5×), "
     print(f"lyss score defaults, {len(src)} segments: {cold_text}warm {warm:.2f} s (best of {repeats}); "
           f"sacrebleu {sacrebleu:.2f} s (best of {repeats + 1}); warm {warm / sacrebleu:.2f}× (target ≤ 1.5×)")
+
+
+COMPARED = ("Facebook-AI", "Online-W", "Nemo")  # the raters' best, second and last of the 13 TED systems
+
+
+def three_systems(tsv: Path) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """(sources, references, {system: outputs}) of the TED segments that COMPARED all translated."""
+    rows: dict[tuple[str, str], tuple[str, str]] = {}
+    with tsv.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            target = row["target"].replace("<v>", "").replace("</v>", "").replace("\n", " ")
+            rows.setdefault((row["system"], row["seg_id"]), (row["source"], target))
+    segments = sorted({seg for (system, seg) in rows if system == "ref"
+                       and all((name, seg) in rows for name in COMPARED)}, key=int)
+    return ([rows["ref", seg][0] for seg in segments], [rows["ref", seg][1] for seg in segments],
+            {name: [rows[name, seg][1] for seg in segments] for name in COMPARED})
+
+
+def compare_line(tsv: Path) -> None:
+    """`lyss compare` defaults (every metric of the significance step and the composite, embeddings included)
+    with empty caches, against sacrebleu's paired bootstrap on chrF++, BLEU and TER (surface only) on the same
+    files: the issue's line without a target."""
+    sources, references, outputs = three_systems(tsv)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {name: Path(tmp, name) for name in ("src", "ref", *COMPARED)}
+        for name, lines in (("src", sources), ("ref", references), *outputs.items()):
+            paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+        env = {**os.environ, "LYSS_CACHE_DIR": str(Path(tmp, "cache"))}
+        systems = [paths[name] for name in COMPARED]
+        lyss = timed([BIN / "lyss", "compare", "-s", paths["src"], "-r", paths["ref"], "-i", *systems, "-l",
+                      "eng-deu"], env)
+        sacrebleu = timed([BIN / "sacrebleu", paths["ref"], "-i", *systems, "-m", "chrf", "bleu", "ter",
+                           "--chrf-word-order", "2", "--paired-bs"])
+    print(f"lyss compare defaults, {len(COMPARED)} systems × {len(sources)} segments, empty caches: {lyss:.1f} s; "
+          f"sacrebleu --paired-bs (chrF++, BLEU, TER) {sacrebleu:.1f} s: {lyss / sacrebleu:.1f}× (no target)")
 
 
 def jobs_line() -> None:
@@ -135,6 +174,8 @@ def main() -> None:
     parser.add_argument("--warm-only", action="store_true",
                         help="no cold run: the caches under $BENCH_CACHE (a LYSS_CACHE_DIR an earlier run filled)")
     parser.add_argument("--repeats", type=int, default=1, help="warm runs (and sacrebleu runs), best of")
+    parser.add_argument("--compare", action="store_true",
+                        help="also `lyss compare` defaults on 3 TED systems, cold, against sacrebleu --paired-bs")
     parser.add_argument("--pipeline", action="store_true",
                         help="also `snakemake all --cores 2` on a fresh clone (10-20 minutes on 2 shared cores)")
     args = parser.parse_args()
@@ -143,6 +184,8 @@ def main() -> None:
         jobs_line()
     if not args.skip_score:
         score_line(args.tsv, args.warm_only, args.repeats)
+    if args.compare:
+        compare_line(args.tsv)
     if args.pipeline:
         pipeline_line()
     subprocess.run(["uptime"])  # the load at both ends: absolute seconds grow with it, ratios much less
