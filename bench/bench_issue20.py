@@ -17,7 +17,6 @@
 """
 
 import argparse
-import csv
 import os
 import re
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT  # noqa: E402
-from bench_score_sacrebleu import BIN, segments  # noqa: E402
+from bench_score_sacrebleu import BIN, segments, tsv_rows  # noqa: E402
 
 
 def timed(argv, env=None) -> float:
@@ -77,11 +76,7 @@ COMPARED = ("Facebook-AI", "Online-W", "Nemo")  # the raters' best, second and l
 
 def three_systems(tsv: Path) -> tuple[list[str], list[str], dict[str, list[str]]]:
     """(sources, references, {system: outputs}) of the TED segments that COMPARED all translated."""
-    rows: dict[tuple[str, str], tuple[str, str]] = {}
-    with tsv.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            target = row["target"].replace("<v>", "").replace("</v>", "").replace("\n", " ")
-            rows.setdefault((row["system"], row["seg_id"]), (row["source"], target))
+    rows = tsv_rows(tsv)
     segments = sorted({seg for (system, seg) in rows if system == "ref"
                        and all((name, seg) in rows for name in COMPARED)}, key=int)
     return ([rows["ref", seg][0] for seg in segments], [rows["ref", seg][1] for seg in segments],
@@ -96,7 +91,7 @@ def compare_line(tsv: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = {name: Path(tmp, name) for name in ("src", "ref", *COMPARED)}
         for name, lines in (("src", sources), ("ref", references), *outputs.items()):
-            paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+            paths[name].write_text("\n".join(line.replace("\n", " ") for line in lines) + "\n", encoding="utf-8")
         env = {**os.environ, "LYSS_CACHE_DIR": str(Path(tmp, "cache"))}
         systems = [paths[name] for name in COMPARED]
         lyss = timed([BIN / "lyss", "compare", "-s", paths["src"], "-r", paths["ref"], "-i", *systems, "-l",

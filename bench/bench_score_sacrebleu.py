@@ -19,13 +19,20 @@ BIN = Path(sys.executable).parent
 N = 1002
 
 
-def segments(tsv: Path) -> tuple[list[str], list[str], list[str]]:
-    """(source, reference, hypothesis) of N segments: two systems' outputs against the human reference."""
+def tsv_rows(tsv: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """(system, segment id) → (source, target without the MQM span marks), once per segment (the file has a row
+    per error)."""
     rows: dict[tuple[str, str], tuple[str, str]] = {}
     with tsv.open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
             target = row["target"].replace("<v>", "").replace("</v>", "")
             rows.setdefault((row["system"], row["seg_id"]), (row["source"], target))
+    return rows
+
+
+def segments(tsv: Path) -> tuple[list[str], list[str], list[str]]:
+    """(source, reference, hypothesis) of N segments: two systems' outputs against the human reference."""
+    rows = tsv_rows(tsv)
     reference = {seg: text for (system, seg), (_, text) in rows.items() if system == "ref"}
     systems = sorted({s for s, _ in rows} - {"ref"})
     src, ref, hyp = [], [], []

@@ -114,7 +114,7 @@ def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypothese
         return
     sources = [e["source"] for e in base.entries]
     texts = [t for t in (*sources, *base.references, *(t for h in hypotheses for t in h)) if has_content(t)]
-    embeddings.label = "embed the sources, references and outputs"
+    label_embedding(embeddings, "the sources, references and outputs")
     embeddings.embed(texts)
 
 
