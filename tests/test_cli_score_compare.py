@@ -7,6 +7,7 @@ import importlib.util
 import json
 import math
 import random
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -324,8 +325,9 @@ def test_score_reads_stdin_works_from_any_folder_and_prints_null_metrics_with_th
 
 
 def test_a_file_too_small_to_count_still_shows_what_each_metric_measured(files, capsys, tmp_path):
-    """20 lines are below composite.min_entries (30): chrF++ does not count and the card shows no value,
-    but a user scoring a small file sees sacrebleu's number beside the reason, and the JSON has it apart."""
+    """20 lines are below composite.min_entries (30): chrF++ does not count in the composite and the card's
+    score is null, but a user scoring a small file sees sacrebleu's number with the reason, in the text as
+    in a table of systems, and the JSON has it apart."""
     paths, texts, common = files
     small = {}
     for name in ("src", "ref", "a"):
@@ -336,8 +338,13 @@ def test_a_file_too_small_to_count_still_shows_what_each_metric_measured(files, 
             "--metrics", "chrf_plus_plus", *common]
     code, out, _ = run(capsys, *args)
     assert code == 0
-    assert (f"chrf_plus_plus          —  (measured {chrf:.4f}, not counted: only 20 entries contribute a value "
-            "(composite.min_entries is 30): too little evidence to weigh in the composite)") in out
+    reason = "only 20 entries contribute a value (composite.min_entries is 30): too little evidence to weigh in"
+    assert f"chrf_plus_plus          {chrf:.4f}  (not in the composite: {reason} the composite)" in out
+    two = [*args[:6], str(small["a"]), str(small["ref"]), *args[7:]]  # -i a ref: the reference as a system
+    code, out, _ = run(capsys, *two)
+    assert code == 0
+    assert re.search(rf"\nchrf_plus_plus +{chrf:.4f} +100\.0000\n", out), out
+    assert f"\nchrf_plus_plus: not in the composite: {reason} the composite" in out
     code, out, _ = run(capsys, *args, "--json")
     block = json.loads(out)
     assert block["scores"]["chrf_plus_plus"] is None

@@ -131,6 +131,35 @@ def test_precomputed_jsonl_errors_name_line_and_field(tmp_path):
     assert (caught.value.line, caught.value.field) == (2, "prediction")
 
 
+@pytest.mark.parametrize("line, field, message", [
+    ('{"id": "b", "prediction": 42}', "prediction", "expected text or null, got int 42"),
+    ('{"id": "zz", "prediction": "x"}', "id", "unknown entry id 'zz'"),
+])
+def test_precomputed_jsonl_wrong_values_name_line_and_field(tmp_path, line, field, message):
+    outputs = tmp_path / "sys.jsonl"
+    outputs.write_text('{"id": "a", "prediction": "uno"}\n' + line + "\n")
+    with pytest.raises(InputError, match=message) as caught:
+        run("precomputed", tmp_path, paths={"d": str(outputs)})
+    assert (caught.value.line, caught.value.field) == (2, field)
+
+
+def test_precomputed_file_edited_after_a_failed_entry_is_read_again(tmp_path):
+    """A failed entry keeps the record store; the corrected file must not resume from the old records."""
+    from lyss.translate.jobs import run_translation
+
+    corpus, meta = tmp_path / "corpus.jsonl", tmp_path / "corpus.meta.json"
+    corpus.write_text("".join(json.dumps(e) + "\n" for e in ENTRIES[:2]))
+    meta.write_text(json.dumps({"dataset": {"id": "d", "source_lang": "eng", "target_lang": "spa"}}))
+    outputs = tmp_path / "sys.jsonl"
+    method = Method.of({"kind": "precomputed", "paths": {"d": str(outputs)}})
+    out, out_meta = tmp_path / "raw.jsonl", tmp_path / "raw.meta.json"
+    outputs.write_text('{"id": "a", "prediction": "old"}\n{"id": "b", "prediction": null}\n')
+    assert run_translation(corpus, meta, "m", method, tmp_path / "records", out, out_meta)["errors"] == 1
+    outputs.write_text('{"id": "a", "prediction": "new"}\n{"id": "b", "prediction": "dos"}\n')
+    assert run_translation(corpus, meta, "m", method, tmp_path / "records", out, out_meta)["errors"] == 0
+    assert [r["prediction"] for r in read(out)] == ["new", "dos"]
+
+
 def test_precomputed_file_of_another_dataset_is_an_error_naming_the_key(tmp_path):
     outputs = tmp_path / "sys.txt"
     outputs.write_text("uno\ndos\ntres\ncuatro\n")

@@ -15,6 +15,7 @@ from lyss.evidence.correlate import (
     ScoreData,
     SegmentLevel,
     SystemLevel,
+    correlation_table,
     significance_table,
 )
 from lyss.stats import count_matrix, percentile_interval
@@ -126,6 +127,13 @@ def test_system_level_by_hand():
     assert stats["pairwise_accuracy"][0] == pytest.approx(2 / 3)
     assert stats["pearson"][0] == pytest.approx(pearsonr([10, 20, 30], [0.1, 0.3, 0.2])[0])
     assert stats["kendall"][0] == pytest.approx(kendalltau([10, 20, 30], [0.1, 0.3, 0.2])[0])
+    # A lower-is-better copy (1 − m) is asked with its sign flipped: the same 2 of 3 pairs, not 1 of 3.
+    data.metrics["ter_like"] = 1 - data.metrics["m"]
+    data.lower = frozenset({"ter_like"})
+    options = CorrelationOptions(resamples=20, statistics=("kendall", "pairwise_accuracy"))
+    rows = {r["metric"]: r for r in correlation_table(data, [SystemLevel(data, options)], options)}
+    assert rows["ter_like"]["kendall"] == pytest.approx(-kendalltau([10, 20, 30], [0.1, 0.3, 0.2])[0])
+    assert rows["ter_like"]["pairwise_accuracy"] == pytest.approx(2 / 3)
 
 
 def test_group_by_item_averages_per_item_statistics():
@@ -410,6 +418,28 @@ def test_cli_lower_is_better_agrees_when_negative_and_is_compared_oriented(tmp_p
     assert float(rows["error_rate"]["kendall"]) == pytest.approx(-kendalltau(human, good)[0], abs=1e-10)
     assert (rows["error_rate"]["direction"], rows["error_rate"]["agrees"]) == ("lower", "yes")
     assert (rows["good"]["direction"], rows["good"]["agrees"]) == ("higher", "yes")
+    # Accuracy has no sign: error_rate = 5 − good ranks every pair as good does, so it is as accurate, with the
+    # same tie threshold (mirrored) and interval; unoriented it would be about 1 − accuracy.
+    for column in ("pairwise_accuracy", "pairwise_accuracy_lo", "pairwise_accuracy_hi", "epsilon"):
+        assert float(rows["error_rate"][column]) == pytest.approx(float(rows["good"][column]), abs=1e-9), column
+    assert float(rows["good"]["pairwise_accuracy"]) > 0.6
     # error_rate = 5 − good: oriented, the two metrics are the same ranking, so no difference at all.
     delta = [float(r["delta"]) for r in _read(out / "significance.csv") if r["statistic"] == "kendall"]
     assert delta == pytest.approx([0.0, 0.0], abs=1e-12)
+
+
+def test_cli_warns_when_tie_calibration_ties_every_pair(tmp_path, capsys):
+    # Per item the raters tie a, b, c (3 of 6 pairs) and put d last; the metric (0, 3, 6, 4) gets 1 pair right
+    # plainly, 2 with epsilon 3 or 4, and 3 of 6 only by tying every pair (epsilon 6, the widest gap).
+    rows = (("a", 0, 0), ("b", 0, 3), ("c", 0, 6), ("d", -1, 4))
+    lines = ["system,item,human,m"] + [f"{s},i{k},{h},{m + k}" for k in range(4) for s, h, m in rows]
+    scores = tmp_path / "scores.csv"
+    scores.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["correlate", str(scores), "--human", "human", "--metrics", "m", "--item", "item", "--system", "system",
+            "--group-by-item", "--resamples", "20", "--out", str(tmp_path / "out")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "warning: m: tie calibration chose epsilon 6, which ties every pair" in err
+    assert "pairwise accuracy (0.5000)" in err
+    assert main([*args, "--no-tie-calibration"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -73,26 +73,34 @@ def _oracle_line(block: dict) -> str:
 
 
 def _not_valid(block: dict) -> list[str]:
-    withheld = _withheld(block)
-    return [f"not valid here: {m}: {withheld.get(m, '')}{r}" for m, r in block["null_reasons"].items()
-            if "reference check" in r]
+    measured = block["withheld"]
+    return [f"not valid here: {m}: " + (f"measured {measured[m]:.4f}, not counted: " if m in measured else "") + r
+            for m, r in block["null_reasons"].items() if "reference check" in r]
 
 
-def _withheld(block: dict) -> dict[str, str]:
-    return {key: f"measured {value:.4f}, not counted: " for key, value in block["withheld"].items()}
+def _left_out(block: dict) -> dict[str, str]:
+    """Metric → why its measured value stays out of the composite (too few entries): shown, as sacrebleu would
+    show it, with the reason beside it. A value failing its reference check is not: it is not valid here."""
+    return {key: reason for key, reason in block["null_reasons"].items()
+            if key in block["withheld"] and "reference check" not in reason}
 
 
 def _null_lines(block: dict) -> list[str]:
-    withheld = _withheld(block)
-    return [f"{key:<24}{NOT_A_VALUE}  ({withheld.get(key, '')}{reason})"
-            for key, reason in block["null_reasons"].items()
-            if block["scores"].get(key) is None and "reference check" not in reason and key != "quality_tier"]
+    left_out = _left_out(block)
+    return [f"{key:<24}{NOT_A_VALUE}  ({reason})" for key, reason in block["null_reasons"].items()
+            if block["scores"].get(key) is None and "reference check" not in reason and key != "quality_tier"
+            and key not in left_out]
 
 
 def single_text(block: dict) -> str:
     scores = block["scores"]
     lines = [f"{block['system']} · {_header(block)}"]
-    lines += [f"{key:<24}{_with_ci(key, scores)}" for key, value in scores.items() if _shown(value)]
+    left_out = _left_out(block)
+    for key, value in scores.items():
+        if _shown(value):
+            lines.append(f"{key:<24}{_with_ci(key, scores)}")
+        elif key in left_out:
+            lines.append(f"{key:<24}{block['withheld'][key]:.4f}  (not in the composite: {left_out[key]})")
     if scores.get("composite") is not None and scores.get("quality_tier") is None:
         lines.append(f"{'quality_tier':<24}{NOT_A_VALUE}  (composite over a selection: no tier)")
     lines += _null_lines(block)
@@ -112,19 +120,19 @@ def _once_or_each(blocks: list[dict], line_of) -> list[str]:
 
 
 def table_text(blocks: list[dict]) -> str:
-    keys = [k for k in blocks[0]["scores"] if k not in COUNTS and any(_shown(b["scores"].get(k)) for b in blocks)]
-    keys += [k for k in blocks[0]["null_reasons"] if k not in keys and k in blocks[0]["scores"]]
+    keys = [k for k in blocks[0]["scores"] if k not in COUNTS
+            and any(_shown(b["scores"].get(k)) or k in b["null_reasons"] for b in blocks)]
     rows = [["", *(b["system"] for b in blocks)]]
-    rows += [[key, *(_with_ci(key, b["scores"]) for b in blocks)] for key in keys]
+    rows += [[key, *(_table_cell(key, b) for b in blocks)] for key in keys]
     lines = [_header(blocks[0]), *_columns(rows)]
     for key in dict.fromkeys(k for b in blocks for k in b["null_reasons"] if k != "quality_tier"):
         systems_of: dict[str, list[str]] = {}
         for b in blocks:
             if key in b["null_reasons"]:
-                systems_of.setdefault(_withheld(b).get(key, "") + b["null_reasons"][key], []).append(b["system"])
-        for reason, systems in systems_of.items():
+                systems_of.setdefault(_table_note(key, b), []).append(b["system"])
+        for note, systems in systems_of.items():
             which = "" if len(systems) == len(blocks) else f" ({', '.join(systems)})"
-            lines.append(f"{NOT_A_VALUE} {key}{which}: {reason}")
+            lines.append(note.format(which=which))
     lines += _once_or_each(blocks, composite_line)
     lines.append(_oracle_line(blocks[0]))
     for name in blocks[0]["signatures"]:
@@ -133,6 +141,23 @@ def table_text(blocks: list[dict]) -> str:
         lines += [f"caveat: {block['system']}: {c['id']}: {c['message']}" for c in block["score_caveats"]]
     lines += [f"caveat skipped: {k}: {v}" for k, v in blocks[0]["skipped_caveats"].items()]
     return "\n".join(lines)
+
+
+def _table_cell(key: str, block: dict) -> str:
+    """The value, with its interval; a value measured but left out of the composite, plainly (its note says
+    why)."""
+    if key in _left_out(block):
+        return _fmt(block["withheld"][key])
+    return _with_ci(key, block["scores"])
+
+
+def _table_note(key: str, block: dict) -> str:
+    """The note under the table for a value it does not show or does not count; `{which}` names the systems."""
+    reason = block["null_reasons"][key]
+    if key in _left_out(block):
+        return f"{key}{{which}}: not in the composite: {reason}"
+    measured = f"measured {block['withheld'][key]:.4f}, not counted: " if key in block["withheld"] else ""
+    return f"{NOT_A_VALUE} {key}{{which}}: {measured}{reason}"
 
 
 def _segment_metrics(blocks: list[dict]) -> list[str]:

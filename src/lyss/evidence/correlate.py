@@ -265,25 +265,28 @@ class SystemLevel:
                 out[:, s] = statistic.formula(weights[:, index] @ rows[index])
         return np.round(out, RANKED_DECIMALS)
 
-    def evaluate(self, metric, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def evaluate(self, metric, counts: np.ndarray | None = None,
+                 wanted: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+        """Statistics (`wanted`, default the options') over the systems' scores, per resample in `counts`."""
+        wanted = wanted or self.wanted
         if isinstance(metric, CorpusStatistic):
             weights = np.ones((1, len(self.human_rows))) if counts is None else counts[:, self.unit_of_row]
             human = self._means(self.human_rows, weights)[:, None, :]
             scores = self.corpus_scores(metric, counts)[:, None, :]
-            return _statistics(human, scores, None, None, False, self.wanted)
+            return _statistics(human, scores, None, None, False, wanted)
         metric = np.atleast_2d(metric)
         if counts is None:  # plain means: one matrix product, no per-row weights
             size = self.onehot.sum(axis=0)
             human = np.round(self.human_rows @ self.onehot / size, RANKED_DECIMALS)[None, None, :]
             means = np.round(metric @ self.onehot / size, RANKED_DECIMALS)
-            return _statistics(human, means[:, None, :], None, None, False, self.wanted)
+            return _statistics(human, means[:, None, :], None, None, False, wanted)
         weights = counts[:, self.unit_of_row]
         parts = []
         for part in chunk_slices(max(len(metric), len(weights)), rows_per_chunk(self.onehot.size)):
             w = weights[part] if len(weights) > 1 else weights
             m = metric[part] if len(metric) > 1 else metric
             human = self._means(self.human_rows, w)[:, None, :]
-            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False, self.wanted))
+            parts.append(_statistics(human, self._means(m, w)[:, None, :], None, None, False, wanted))
         return _join(parts)
 
     def common_items(self) -> np.ndarray | None:
@@ -306,9 +309,8 @@ class SystemLevel:
             human = [CorpusStatistic(np.column_stack([self.human_rows[g], np.ones(len(g))]), ratio_of_sums)
                      for g in grid]
             self._human_p = pairwise_permutation_p_values(human, masks)
-        formula = statistic.formula
-        oriented = (lambda sums: -formula(sums)) if lower else formula
-        metric = [CorpusStatistic(np.asarray(statistic.rows)[g], oriented) for g in grid]
+        oriented = negated(statistic) if lower else statistic
+        metric = [CorpusStatistic(np.asarray(oriented.rows)[g], oriented.formula) for g in grid]
         return soft_pairwise_accuracy(self._human_p, pairwise_permutation_p_values(metric, masks)), grid.shape[1]
 
 
@@ -356,20 +358,45 @@ def correlation_table(data: ScoreData, levels: list, options: CorrelationOptions
             scored = data.statistic(name) if level.name == "system" else values
             point = level.evaluate(scored)
             boot = level.evaluate(scored, counts)
+            lower = name in data.lower
+            if lower and "pairwise_accuracy" in options.statistics:
+                # Accuracy has no sign to read agreement from: it counts the pairs the metric ranks as people
+                # do, so a lower-is-better metric is asked with its values negated (as SPA is).
+                flipped, only = negated(scored), ("pairwise_accuracy",)
+                point["pairwise_accuracy"] = level.evaluate(flipped, wanted=only)["pairwise_accuracy"]
+                boot["pairwise_accuracy"] = level.evaluate(flipped, counts, wanted=only)["pairwise_accuracy"]
             row = {"level": level.name, "metric": name, "n": level.size}
             for stat in options.statistics:
                 low, high = percentile_interval(boot[stat], options.confidence)
                 row.update({stat: float(point[stat][0]), f"{stat}_lo": low, f"{stat}_hi": high})
             if level.name == "segment":
                 row["grouping"] = "item" if options.group_by_item else "none"
-                row["epsilon"] = _epsilon(level, values) if "pairwise_accuracy" in options.statistics else None
+                row["epsilon"] = (_epsilon(level, negated(values) if lower else values)
+                                  if "pairwise_accuracy" in options.statistics else None)
             else:
-                row["soft_pairwise_accuracy"], row["spa_items"] = level.soft_pairwise_accuracy(
-                    scored, name in data.lower)
+                row["soft_pairwise_accuracy"], row["spa_items"] = level.soft_pairwise_accuracy(scored, lower)
             return row
 
         rows.extend(in_order(row_of, list(data.metrics), options.workers))
     return rows
+
+
+def negated(scored):
+    """A metric's values (or corpus statistic) with the sign flipped: lower-is-better read as higher."""
+    if isinstance(scored, CorpusStatistic):
+        formula = scored.formula
+        return CorpusStatistic(scored.rows, lambda sums: -formula(sums))
+    return -np.asarray(scored, dtype=float)
+
+
+def ties_every_pair(level: SegmentLevel, values: np.ndarray, epsilon: float | None) -> bool:
+    """Whether tie calibration chose a threshold at or above every gap the metric has within a group: its
+    accuracy is then only the share of pairs the raters tie, whatever the metric says (on MQM data with many
+    error-free translations that share beats every metric's ranking)."""
+    if not epsilon:
+        return False
+    grouped = values[level.grid] if level.grouped else values[None, :]
+    return bool(epsilon >= np.nanmax(np.ptp(grouped, axis=-1)))
 
 
 def _epsilon(level: SegmentLevel, values: np.ndarray) -> float:

@@ -29,6 +29,7 @@ from lyss.evidence.correlate import (
     ScoreData,
     correlation_table,
     levels_for,
+    negated,
     significance_table,
 )
 from lyss.evidence.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
@@ -88,10 +89,7 @@ def composite_statistic(statistics: dict[str, CorpusStatistic], weights: dict, n
 
 def oriented_statistic(metric: str, statistic: CorpusStatistic) -> CorpusStatistic:
     """Higher = better for every metric: lower-is-better formulas enter negated."""
-    if direction_of(metric) != "lower":
-        return statistic
-    formula = statistic.formula
-    return CorpusStatistic(statistic.rows, lambda sums: -formula(sums))
+    return negated(statistic) if direction_of(metric) == "lower" else statistic
 
 
 def human_methods(human_csv) -> list[str]:

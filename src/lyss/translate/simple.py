@@ -1,5 +1,6 @@
 """Baselines and outputs made elsewhere: `copy_source` and `precomputed`."""
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -24,22 +25,31 @@ def precomputed_path(options: dict, dataset: str, source: str, method: str) -> s
     return paths[dataset]
 
 
-def read_precomputed(path, corpus_ids: list[str]) -> dict[str, str]:
+def read_precomputed(path, corpus_ids: list[str]) -> dict[str, str | None]:
     """{entry id: output} from a precomputed file: JSONL of `{"id", "prediction"}` objects, or text with one
-    line per corpus entry, in corpus order. Bad files are an InputError at their line, which the workflow
-    also raises before its first job (lyss.config.check_inputs)."""
+    line per corpus entry, in corpus order. In JSONL a `null` prediction or an absent id is an entry the
+    system failed on (counted as an error, as a method's failed call is); a prediction that is not text, or an
+    id the corpus does not have (outputs of another corpus), is a mistake. Bad files are an InputError at
+    their line, which the workflow also raises before its first job (lyss.config.check_inputs)."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, "precomputed output file does not exist")
     if path.suffix == ".jsonl":
-        outputs = {}
+        known, outputs = set(corpus_ids), {}
         for line, obj in iter_jsonl(path):
             for key in ("id", "prediction"):
                 if key not in obj:
                     raise InputError(path, "missing required field", line=line, field=key)
-            if str(obj["id"]) in outputs:
+            entry_id = str(obj["id"])
+            if entry_id in outputs:
                 raise InputError(path, f"duplicate id {obj['id']!r}", line=line, field="id")
-            outputs[str(obj["id"])] = obj["prediction"]
+            if entry_id not in known:
+                raise InputError(path, f"unknown entry id {obj['id']!r} (not in the dataset's corpus)", line=line,
+                                 field="id")
+            if obj["prediction"] is not None and not isinstance(obj["prediction"], str):
+                raise InputError(path, f"expected text or null, got {type(obj['prediction']).__name__} "
+                                 f"{obj['prediction']!r}", line=line, field="prediction")
+            outputs[entry_id] = obj["prediction"]
         return outputs
     lines = path.read_text(encoding="utf-8").split("\n")
     if lines and lines[-1] == "":
@@ -71,6 +81,12 @@ class Precomputed:
     def __init__(self, context: MethodContext):
         self.path = Path(precomputed_path(context.options, context.dataset, context.source, context.name))
         self.context = context
+
+    def record_settings(self) -> dict:
+        """The options and the file's content: records made from an older version of the file (an entry it
+        failed on, a value since corrected) are never reused once the file changes."""
+        digest = hashlib.sha256(self.path.read_bytes()).hexdigest() if self.path.exists() else None
+        return {**self.context.options, "file_sha256": digest}
 
     def translate(self, entries):
         started = time.perf_counter()

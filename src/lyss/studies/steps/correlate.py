@@ -1,6 +1,7 @@
 """`lyss correlate`: how well automatic metrics agree with human scores, with intervals and tests."""
 
 import argparse
+import sys
 from pathlib import Path
 
 from lyss.argtypes import add_resampling, positive_int, usage_error
@@ -12,6 +13,7 @@ from lyss.evidence.correlate import (
     levels_for,
     read_scores,
     significance_table,
+    ties_every_pair,
 )
 from lyss.evidence.orientation import agrees, direction_of
 from lyss.tables import parse_name_list, read_csv, write_csv
@@ -85,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         row["direction"] = directions[row["metric"]]
         row["agrees"] = agrees(row["direction"], row["kendall_lo"], row["kendall_hi"])
     write_csv(args.out / "correlations.csv", [*CORRELATION_COLUMNS, "direction", "agrees"], correlations)
+    warn_degenerate_ties(correlations, data, levels[0])
     # Metrics are compared in their own direction: lower-is-better columns enter negated.
     data.metrics = {m: -v if directions[m] == "lower" else v for m, v in data.metrics.items()}
     significance = significance_table(data, levels, options) if len(metrics) > 1 else []
@@ -94,3 +97,13 @@ def run(args: argparse.Namespace) -> int:
         f"{args.out}/correlations.csv, significance.csv"
     )
     return 0
+
+
+def warn_degenerate_ties(correlations: list[dict], data, segment) -> None:
+    """Say so when tie calibration made a metric's segment accuracy the raters' share of ties."""
+    for row in correlations:
+        if row["level"] == "segment" and ties_every_pair(segment, data.metrics[row["metric"]], row["epsilon"]):
+            print(f"warning: {row['metric']}: tie calibration chose epsilon {row['epsilon']:g}, which ties every "
+                  f"pair, so its pairwise accuracy ({row['pairwise_accuracy']:.4f}) is the share of pairs the raters "
+                  "tie: no ranking of this metric beats calling everything a tie (compare with "
+                  "--no-tie-calibration)", file=sys.stderr)
