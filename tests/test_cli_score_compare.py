@@ -764,3 +764,24 @@ def test_no_pass_over_every_file_when_nothing_reads_them_from_the_shared_table(f
     assert code == 0, err
     labels = {line.split(":")[0] for line in terminal.text.split("\r") if line}
     assert "embed the sources, references and outputs" not in labels and labels, labels
+
+
+def test_trailing_whitespace_and_a_byte_order_mark_move_no_metric(files, capsys, tmp_path):
+    """sacrebleu rstrips every line; an export's tab, CRLF or BOM must not change length ratio or exact match
+    (nor the embedding of the text, which is the same string once read)."""
+    paths, texts, common = files
+    messy = tmp_path / "a_messy.txt"
+    ends = ["\t", "  ", "\r", ""]
+    messy.write_bytes(("\ufeff" + "".join(f"{line}{ends[k % 4]}\n" for k, line in enumerate(texts["ref"])))
+                      .encode("utf-8"))
+    args = ["score", "-r", str(paths["ref"]), "-l", "eng-spa", "-m", "chrf_plus_plus,bleu,ter,exact_match_rate,"
+            "length_ratio", "--json", *common, "-i"]
+    clean_code, clean, _ = run(capsys, *args, str(paths["ref"]))
+    messy_code, messy_out, _ = run(capsys, *args, str(messy))
+    assert clean_code == messy_code == 0
+    clean_scores, messy_scores = json.loads(clean)["scores"], json.loads(messy_out)["scores"]
+    # the reference against itself: every segment an exact match, every length ratio 1
+    assert messy_scores["exact_match_rate"] == 1.0 and messy_scores["length_ratio"] == 1.0
+    assert messy_scores["chrf_plus_plus"] == 100.0 and messy_scores["ter"] == 0.0
+    assert {k: messy_scores[k] for k in ("bleu", "chrf_plus_plus")} == {k: clean_scores[k] for k in ("bleu",
+                                                                                                  "chrf_plus_plus")}

@@ -73,7 +73,7 @@ def checked(predictions, references, sources=None, card=None):
                for i, (s, r) in enumerate(zip(sources, references, strict=True))]
     card = card or card_for("yor")
     return OrthographicAccuracy().score(ScoringInput(entries, predictions, predictions, "eng", card["code"],
-                                                     target_card=card))
+                                                     source_card=card_for("eng"), target_card=card))
 
 
 def test_words_matching_a_corpus_word_only_without_diacritics_are_misspelt(tmp_path):
@@ -89,7 +89,7 @@ def test_words_matching_a_corpus_word_only_without_diacritics_are_misspelt(tmp_p
     assert ["Oyo", 1] in result.details["most_frequent_misspelt"]
 
 
-def test_letters_outside_the_cldr_exemplars_unless_in_the_source_or_the_references():
+def test_letters_outside_the_cldr_exemplars_unless_a_source_name_or_in_the_references():
     # CLDR yo: standard letters with their tone marks and underdots, auxiliary c q v x z; no tilde, cedilla, ø
     sources = ["Mr Müller went to Zürich", "He came back", "Bjørk sang"]
     references = ["Ọ̀gbẹ́ni Müller lọ sí Zürich", "Ó padà wá", "Bjørk kọrin"]
@@ -102,6 +102,22 @@ def test_letters_outside_the_cldr_exemplars_unless_in_the_source_or_the_referenc
     assert result.values == pytest.approx([1.0, 4 / 6, 2 / 3])
     assert result.corpus_value == pytest.approx(11 / 14)
     assert result.details["problems"] == {"letters outside the CLDR exemplar characters": 3}
+
+
+def test_a_copied_source_sentence_is_not_amharic_but_its_names_may_stay_as_written():
+    # CLDR am: Ethiopic letters only, so every Latin word is outside unless it is a name, acronym or code of
+    # the source (capitalised mid-sentence in English); "12" has no letter and is no word
+    sources = ["The minister met Obama in Nairobi today", "Prices rose by 12% in March"]
+    references = ["ሚኒስትሩ ዛሬ ናይሮቢ ውስጥ ኦባማን አገኙ", "ዋጋዎች በመጋቢት 12% ጨምረዋል"]
+    amharic = card_for("amh")
+    assert checked(references, references, sources, amharic).corpus_value == 1.0
+    copy = checked(sources, references, sources, amharic)
+    # e0: Obama and Nairobi are source names → 2/7; e1: March → 1/5 (Prices is sentence-initial, no name)
+    assert copy.values == pytest.approx([2 / 7, 1 / 5])
+    assert copy.corpus_value == pytest.approx(3 / 12)
+    names_kept = checked(["ሚኒስትሩ ዛሬ Nairobi ውስጥ Obama አገኙ", "ዋጋዎች በመጋቢት 12% rose"], references, sources, amharic)
+    # e0: both Latin words are source names → 6/6; e1: "rose" is a plain English word → 2/3
+    assert names_kept.values == pytest.approx([1.0, 2 / 3])
 
 
 def test_rule_set_alternatives_are_not_wrong_diacritics(crk):

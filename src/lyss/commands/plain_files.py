@@ -34,7 +34,8 @@ class Notes:
 
 def read_segments(path: Path) -> list[str]:
     """One segment per line (a final newline ends the last line, it does not add an empty one); `-` is
-    standard input, as in sacrebleu."""
+    standard input. As in sacrebleu, trailing whitespace (a `\r`, a tab an export left) is no part of a
+    segment, so it moves no metric; unlike sacrebleu, a byte-order mark is not part of the first one."""
     try:
         text = sys.stdin.buffer.read().decode("utf-8") if str(path) == "-" else path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -44,7 +45,7 @@ def read_segments(path: Path) -> list[str]:
         raise InputError(path, f"cannot read file ({err.strerror or err})") from None
     if not text:
         raise InputError(path, "file is empty")
-    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+    return [line.rstrip() for line in text.removeprefix("\ufeff").removesuffix("\n").split("\n")]
 
 
 def read_parallel(paths: list[Path]) -> list[list[str]]:

@@ -25,8 +25,9 @@ Four checks; a word is correct when none finds a problem:
       "nipâw" (SRO allows both) rather than for a wrong diacritic.
 - **CLDR exemplars** (cards without a rule set whose language CLDR has locale data for, via ICU): a word
   with a letter or mark outside the locale's standard and auxiliary exemplar characters (decomposed, so
-  "ẹ́" allows e, U+0323 and U+0301) is misspelt, unless the word occurs in the entry's source (names and
-  loanwords copied as written) or in a reference of the corpus (the references define the corpus's
+  "ẹ́" allows e, U+0323 and U+0301) is misspelt, unless the word is a name, acronym or code of the entry's
+  source (copied as written; a plain source word is not: a copied English sentence is no Amharic or Swahili
+  spelt right) or occurs in a reference of the corpus (the references define the corpus's
   spelling, and the reference itself must score the ideal 1.0 when scored as an output).
 
 - **Word boundaries** (every language; `_Spacing`): a word glued to the next (missing space) and a word
@@ -52,7 +53,8 @@ from lyss.errors import InputError
 from lyss.languages import card_schema, cldr_locale
 from lyss.metrics import lookups
 from lyss.metrics.base import MetricResult, ScoringInput
-from lyss.metrics.behavioural import wordfreq_language, zipf_frequency
+from lyss.metrics.behavioural import wordfreq_language, words_with_position, zipf_frequency
+from lyss.metrics.names import looks_like_name
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
 
@@ -187,7 +189,7 @@ class _Checker:
 
 
 class _Exemplars:
-    """Letters outside CLDR's exemplars, except in words of the entry's source or of the references."""
+    """Letters outside CLDR's exemplars, except in names of the entry's source or words of the references."""
 
     def __init__(self, allowed: frozenset[str], card: dict, lexicon: _Lexicon):
         joiners, extra = tokenisation_settings(card)
@@ -203,6 +205,14 @@ class _Exemplars:
             problems.append([f"{OUTSIDE_EXEMPLARS}: {''.join(sorted(outside))}"] if outside and not tolerated
                             else [])
         return problems
+
+
+def source_names(source: str, source_card: dict) -> set[str]:
+    """The source's words that an output may copy as written (case folded): names, acronyms and codes as the
+    source language's writing marks them (lyss.metrics.names.looks_like_name), and words with a digit. Plain
+    source words are no loanwords: an English sentence copied into Amharic is not Amharic spelt right."""
+    return {w.casefold() for w, initial in words_with_position(source, source_card)
+            if looks_like_name(w, initial, source_card) or any(c.isdigit() for c in w)}
 
 
 class _Spacing:
@@ -315,6 +325,6 @@ class OrthographicAccuracy:
         if allowed is None:
             return [[[] for _ in ws] for ws in tokens], None
         exemplars = _Exemplars(allowed, data.target_card, lexicon)
-        problems = [exemplars.entry_problems(ws, {w.casefold() for w in words(e["source"], data.target_card)})
+        problems = [exemplars.entry_problems(ws, source_names(e["source"], data.source_card))
                     for ws, e in zip(tokens, data.entries, strict=True)]
         return problems, f"CLDR {cldr_locale(code)}: standard + auxiliary exemplar characters"

@@ -51,7 +51,7 @@ def read_precomputed(path, corpus_ids: list[str]) -> dict[str, str | None]:
                                  f"{obj['prediction']!r}", line=line, field="prediction")
             outputs[entry_id] = obj["prediction"]
         return outputs
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = [line.rstrip() for line in path.read_text(encoding="utf-8").removeprefix("\ufeff").split("\n")]
     if lines and lines[-1] == "":
         lines.pop()
     if len(lines) != len(corpus_ids):
