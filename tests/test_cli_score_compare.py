@@ -587,6 +587,32 @@ def test_confidence_intervals_for_bleu_and_ter_are_sacrebleus(ted, files, capsys
     assert "composite" in intervals
 
 
+def test_lowercase_is_sacrebleus_lc_for_chrf_bleu_and_ter(files, capsys, tmp_path):
+    paths, texts, common = files
+    rng = random.Random(7)
+    shouted = [" ".join(w.upper() if rng.random() < 0.3 else w for w in line.split()) for line in texts["a"]]
+    hyp = tmp_path / "shouted.txt"
+    hyp.write_text("\n".join(shouted) + "\n", encoding="utf-8")
+    refs = [texts["ref"]]
+    scores = {}
+    for flags in ((), ("-lc",), ("--lowercase",)):
+        code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", hyp, "-l", "eng-spa", "-m", "chrf++,bleu,ter",
+                           "--json", *flags, *common)
+        assert code == 0
+        scores[flags] = json.loads(out)
+    for flags, lowercase in (((), False), (("-lc",), True), (("--lowercase",), True)):
+        got = scores[flags]["scores"]
+        assert got["chrf_plus_plus"] == pytest.approx(
+            CHRF(word_order=2, lowercase=lowercase).corpus_score(shouted, refs).score, abs=1e-6)
+        assert got["bleu"] == pytest.approx(BLEU(lowercase=lowercase).corpus_score(shouted, refs).score, abs=1e-6)
+        assert got["ter"] == pytest.approx(TER(case_sensitive=not lowercase).corpus_score(shouted, refs).score,
+                                           abs=1e-6)
+        assert all(("|case:lc|" in sig) == lowercase for sig in scores[flags]["signatures"].values()
+                   if "version:2" in sig)
+    # upper-casing a third of the words costs points only when case counts
+    assert scores[("-lc",)]["scores"]["bleu"] > scores[()]["scores"]["bleu"] + 10
+
+
 @pytest.mark.parametrize("option,first,second", [
     ("-l", "eng-spa", "eng-deu"), ("--format", "json", "tsv"), ("--seed", "1", "2"), ("--tokenize", "13a", "intl"),
     ("--params", "a.yaml", "b.yaml"),

@@ -192,7 +192,8 @@ ISSUE_CASES = {
         "review, stats, tiers, validation"),
     "tokenise misspelled": (
         bad("metric_options", {"bleu": {"tokenise": "intl"}}),
-        f"{SOURCE}: field 'metric_options.bleu.tokenise': unknown key (did you mean 'tokenize'?); known: tokenize"),
+        f"{SOURCE}: field 'metric_options.bleu.tokenise': unknown key (did you mean 'tokenize'?); "
+        "known: lowercase, tokenize"),
     "postproces misspelled": (
         bad("methods.apertium.postproces", ["fix_quotes"]),
         f"{SOURCE}: field 'methods.apertium.postproces': unknown key (did you mean 'postprocess'?); known: "
@@ -206,7 +207,10 @@ ISSUE_CASES = {
         f"{SOURCE}: field 'metrics[1]': unknown metric 'chrf_plus' (did you mean 'chrf_plus_plus'?); known: {KNOWN}"),
     "option of another metric": (
         bad("metric_options", {"chrf_plus_plus": {"tokenize": "intl"}}),
-        f"{SOURCE}: field 'metric_options.chrf_plus_plus.tokenize': unknown key; this section takes no keys"),
+        f"{SOURCE}: field 'metric_options.chrf_plus_plus.tokenize': unknown key; known: lowercase"),
+    "option of a metric that takes none": (
+        bad("metric_options", {"length_ratio": {"lowercase": True}}),
+        f"{SOURCE}: field 'metric_options.length_ratio.lowercase': unknown key; this section takes no keys"),
     "composite profile that does not exist": (
         bad("composite.profile", "fited"),
         f"{SOURCE}: field 'composite.profile': no profile 'fited' under composite.profiles; use 'auto' or one of "

@@ -124,13 +124,16 @@ def label_embedding(embeddings: Embeddings | None, what: str) -> None:
         embeddings.label = f"embed {what}"
 
 
-def metric_options(settings: dict, tokenize: str | None) -> dict[str, dict]:
-    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` over the option
-    of that name (BLEU's: the metric whose `options_schema` has it)."""
+def metric_options(settings: dict, tokenize: str | None, lowercase: bool = False) -> dict[str, dict]:
+    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` and
+    `--lowercase` over the options of those names (for every metric whose `options_schema` has them: BLEU's
+    tokenizer; chrF++, BLEU and TER for case)."""
     options = {m: dict(o) for m, o in (settings.get("metric_options") or {}).items()}
-    if tokenize:
-        for metric in (m for m in REGISTRY if "tokenize" in declaration(m, "options_schema")):
-            options.setdefault(metric, {})["tokenize"] = tokenize
+    given = {"tokenize": tokenize, "lowercase": True if lowercase else None}
+    for name, value in given.items():
+        if value is not None:
+            for metric in (m for m in REGISTRY if name in declaration(m, "options_schema")):
+                options.setdefault(metric, {})[name] = value
     return options
 
 
@@ -341,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
     typed, skipped = card_settings(Settings.from_checked(settings), has_source,
                                    args.n, args.seed)
-    run_ = Run(typed, skipped, metrics, metric_options(settings, args.tokenize),
+    run_ = Run(typed, skipped, metrics, metric_options(settings, args.tokenize, args.lowercase),
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings

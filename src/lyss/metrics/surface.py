@@ -25,6 +25,15 @@ def _hypotheses(data: ScoringInput) -> list[str]:
     return [p if p is not None else "" for p in data.predictions]
 
 
+LOWERCASE_OPTION = {"lowercase": {"type": "boolean"}}
+
+
+def _lowercase(data: ScoringInput) -> bool:
+    """sacrebleu's `-lc`: case-insensitive chrF++, BLEU and TER (params.yaml `metric_options.<id>.lowercase`,
+    `lyss score -lc`); off by default, as in sacrebleu."""
+    return bool(data.options.get("lowercase", False))
+
+
 def _normalise_for_match(text: str) -> str:
     return " ".join(text.split())
 
@@ -67,6 +76,7 @@ class ChrFPlusPlus:
     aliases = ("chrF++", "chrfpp", "chrF2++")  # sacrebleu prints chrF2++; `-m chrf --chrf-word-order 2` too
     uses_all_references = True
     reads_source = False
+    options_schema = LOWERCASE_OPTION
     card_position = 3
     maximum = 100
     normalisation = "divide_by_100"
@@ -87,7 +97,7 @@ class ChrFPlusPlus:
     ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = ChrFStats(word_order=2)
+        metric = ChrFStats(word_order=2, lowercase=_lowercase(data))
         stats = corpus_statistics(metric, _hypotheses(data), data.reference_streams).astype(float)
         corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
         return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
@@ -111,7 +121,7 @@ class Bleu:
     id = "bleu"
     uses_all_references = True
     reads_source = False
-    options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}}
+    options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}, **LOWERCASE_OPTION}
     card_position = 4
     maximum = 100
     corpus_rows = "stats"
@@ -131,7 +141,7 @@ class Bleu:
     def score(self, data: ScoringInput) -> MetricResult:
         tokenize = bleu_tokenizer(data)
         try:
-            metric = BleuStats(tokenize=tokenize)
+            metric = BleuStats(tokenize=tokenize, lowercase=_lowercase(data))
         except RuntimeError as err:  # ja-mecab / ko-mecab without their optional packages
             first = next((line for line in str(err).splitlines() if line.strip()), "")
             extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(tokenize, "all")
@@ -149,6 +159,7 @@ class Ter:
     id = "ter"
     uses_all_references = True
     reads_source = False
+    options_schema = LOWERCASE_OPTION
     card_position = 5
     maximum = None
     corpus_rows = "stats"
@@ -158,7 +169,7 @@ class Ter:
     ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = TerStats()
+        metric = TerStats(case_sensitive=not _lowercase(data))
         stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
                            dtype=float)
         return MetricResult(self.id, ter_from_stats(stats), float(ter_from_stats(stats.sum(axis=0))),
