@@ -38,6 +38,13 @@ def test_valid_corpus_loads_with_defaults(tmp_path):
 def test_malformed_json_names_line(tmp_path):
     err = error_for(tmp_path, [entry(), '{"id": "e2", "source": '])
     assert err.line == 2 and "malformed JSON" in str(err) and "corpus.jsonl:2" in str(err)
+    assert "at the end of the line" in str(err)
+
+
+def test_malformed_json_names_the_column_counted_from_the_line_start(tmp_path):
+    # the 13th character of the line is the second string, where a comma should be
+    err = error_for(tmp_path, [entry(), '{"id": "e2" "source": "a", "reference": "b"}'])
+    assert err.line == 2 and "Expecting ',' delimiter at column 13" in str(err)
 
 
 @pytest.mark.parametrize("field", ["id", "source", "reference"])

@@ -115,10 +115,12 @@ def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
                 raise InputError(path, f"not valid UTF-8 (byte {err.start + 1} of the line)", line=number) from None
             if not line.strip():
                 continue
+            text = line.rstrip("\r\n")  # so that a line cut short is an error at its end, not on "line 2"
             try:
-                obj = json.loads(line)
+                obj = json.loads(text)
             except json.JSONDecodeError as err:
-                raise InputError(path, f"malformed JSON ({err.msg} at column {err.colno})", line=number) from None
+                where = "at the end of the line" if err.pos >= len(text.rstrip()) else f"at column {err.colno}"
+                raise InputError(path, f"malformed JSON ({err.msg} {where})", line=number) from None
             except (ValueError, RecursionError) as err:
                 raise InputError(path, f"malformed JSON ({str(err).split(';')[0]})", line=number) from None
             if not isinstance(obj, dict):
