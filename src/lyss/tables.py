@@ -35,6 +35,23 @@ class CsvTable:
         index = self.header.index(name)
         return [row[index] for row in self.rows]
 
+    def rows_with_values(self, names: list[str], group: str | None = None) -> tuple["CsvTable", dict[str, int]]:
+        """The table without the rows that leave a cell of `names` empty (an unrated translation, a metric
+        that could not score it), and per column how many rows had it empty: such rows are no evidence
+        either way, and keeping every column on the same rows keeps paired comparisons paired. With a
+        `group` column (the item), a group with such a row goes whole, so every system keeps the same items."""
+        self.require(*names, *([group] if group else []))
+        indices = [self.header.index(n) for n in names]
+        complete = [all(row[i].strip() for i in indices) for row in self.rows]
+        if group:
+            at = self.header.index(group)
+            broken = {row[at] for row, whole in zip(self.rows, complete, strict=True) if not whole}
+            complete = [row[at] not in broken for row in self.rows]
+        keep = [k for k, whole in enumerate(complete) if whole]
+        empty = {n: sum(not row[i].strip() for row in self.rows) for n, i in zip(names, indices, strict=True)}
+        table = CsvTable(self.path, self.header, [self.rows[k] for k in keep], [self.lines[k] for k in keep])
+        return table, {n: count for n, count in empty.items() if count}
+
     def numbers(self, name: str) -> np.ndarray:
         """The column as floats; an empty, non-numeric or infinite cell is an error at its line."""
         values = np.empty(len(self.rows))

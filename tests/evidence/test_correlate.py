@@ -443,3 +443,62 @@ def test_cli_warns_when_tie_calibration_ties_every_pair(tmp_path, capsys):
     assert "pairwise accuracy (0.5000)" in err
     assert main([*args, "--no-tie-calibration"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def _with_blanks(tmp_path, blank: dict[int, str]):
+    """The demo scores with the cells `blank` names (row index → column) left empty."""
+    demo = _read(DEMO)
+    header = list(demo[0])
+    rows = [{**r, blank[k]: ""} if k in blank else r for k, r in enumerate(demo)]
+    scores = tmp_path / "scores.csv"
+    scores.write_text(",".join(header) + "\n" + "".join(",".join(r[c] for c in header) + "\n" for r in rows),
+                      encoding="utf-8")
+    return demo, scores
+
+
+def test_cli_leaves_out_rows_with_an_empty_cell_and_says_how_many(tmp_path, capsys):
+    """An unrated translation (empty human cell) or one a metric could not score is no evidence: the row is
+    left out for every metric, so the paired test still compares the same rows, and stderr counts them."""
+    blank = {3: "human", 10: "human", 17: "metric_fair"}
+    demo, scores = _with_blanks(tmp_path, blank)
+    out = tmp_path / "out"
+    assert main(["correlate", str(scores), "--human", "human", "--metrics", "metric_good,metric_fair",
+                 "--resamples", "20", "--permutations", "20", "--out", str(out)]) == 0
+    assert "left out 3 rows: those with an empty cell (human: 2, metric_fair: 1)\n" in capsys.readouterr().err
+    kept = [r for k, r in enumerate(demo) if k not in blank]
+    segment = {r["metric"]: r for r in _read(out / "correlations.csv") if r["level"] == "segment"}
+    human = [float(r["human"]) for r in kept]
+    for metric in ("metric_good", "metric_fair"):
+        assert int(segment[metric]["n"]) == len(demo) - 3
+        assert float(segment[metric]["kendall"]) == pytest.approx(
+            kendalltau(human, [float(r[metric]) for r in kept])[0], rel=1e-9)
+
+
+def test_cli_with_items_leaves_out_the_whole_item_of_an_empty_cell(tmp_path, capsys):
+    """Per item every system must be there (the grouped statistics and the system means compare systems on
+    the same items), so an item with one empty cell goes whole."""
+    demo, scores = _with_blanks(tmp_path, {3: "human", 17: "metric_fair"})
+    lost = {demo[3]["item"], demo[17]["item"]}
+    kept = [r for r in demo if r["item"] not in lost]
+    out = tmp_path / "out"
+    assert main(["correlate", str(scores), "--human", "human", "--metrics", "metric_good,metric_fair",
+                 "--system", "system", "--item", "item", "--group-by-item", "--no-tie-calibration",
+                 "--resamples", "20", "--permutations", "20", "--out", str(out)]) == 0
+    assert (f"left out {len(demo) - len(kept)} rows: those with an empty cell (human: 1, metric_fair: 1), "
+            "and the other rows of their items (item)") in capsys.readouterr().err
+    rows = {(r["level"], r["metric"]): r for r in _read(out / "correlations.csv")}
+    items = sorted({r["item"] for r in kept})
+    taus = [kendalltau([float(r["human"]) for r in kept if r["item"] == i],
+                       [float(r["metric_good"]) for r in kept if r["item"] == i])[0] for i in items]
+    assert float(rows["segment", "metric_good"]["kendall"]) == pytest.approx(np.nanmean(taus), rel=1e-9)
+    systems = sorted({r["system"] for r in kept})
+    means = [[np.mean([float(r[c]) for r in kept if r["system"] == s]) for s in systems]
+             for c in ("human", "metric_good")]
+    assert float(rows["system", "metric_good"]["pearson"]) == pytest.approx(pearsonr(*means)[0], rel=1e-9)
+
+
+def test_cli_without_a_complete_row_is_an_error_naming_the_columns(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    scores.write_text("human,m\n,1\n2,\n", encoding="utf-8")
+    assert main(["correlate", str(scores), "--human", "human", "--metrics", "m", "--out", str(tmp_path / "o")]) == 2
+    assert f"{scores}: no row has a value in every one of human, m" in capsys.readouterr().err

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from lyss.argtypes import add_resampling, positive_int, usage_error
+from lyss.errors import InputError
 from lyss.evidence.correlate import (
     CORRELATION_COLUMNS,
     SIGNIFICANCE_COLUMNS,
@@ -65,7 +66,15 @@ def run(args: argparse.Namespace) -> int:
         return usage_error("correlate", "--metrics names no column")
     if args.group_by_item and not args.item:
         return usage_error("correlate", "--group-by-item needs --item")
-    data = read_scores(read_csv(args.scores), args.human, metrics, args.system, args.item)
+    scores = read_csv(args.scores)
+    table, empty = scores.rows_with_values([args.human, *metrics], group=args.item)
+    if empty:
+        whole = f", and the other rows of their items ({args.item})" if args.item else ""
+        print(f"correlate: left out {len(scores.rows) - len(table.rows)} rows: those with an empty cell "
+              f"({', '.join(f'{column}: {count}' for column, count in empty.items())}){whole}", file=sys.stderr)
+    if not table.rows:
+        raise InputError(args.scores, f"no row has a value in every one of {', '.join([args.human, *metrics])}")
+    data = read_scores(table, args.human, metrics, args.system, args.item)
     options = CorrelationOptions(
         group_by_item=args.group_by_item,
         calibrate_ties=not args.no_tie_calibration,
