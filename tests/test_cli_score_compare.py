@@ -587,30 +587,73 @@ def test_confidence_intervals_for_bleu_and_ter_are_sacrebleus(ted, files, capsys
     assert "composite" in intervals
 
 
-def test_lowercase_is_sacrebleus_lc_for_chrf_bleu_and_ter(files, capsys, tmp_path):
+@pytest.mark.parametrize("flags,bleu_lc,chrf_lc,ter_cs", [
+    ((), False, False, False),  # sacrebleu's defaults: BLEU and chrF count case, TER (as TERCOM) does not
+    (("-lc",), True, False, False),
+    (("--lowercase", "--chrf-lowercase", "--ter-case-sensitive"), True, True, True),
+])
+def test_case_flags_are_sacrebleus(files, capsys, tmp_path, flags, bleu_lc, chrf_lc, ter_cs):
     paths, texts, common = files
     rng = random.Random(7)
     shouted = [" ".join(w.upper() if rng.random() < 0.3 else w for w in line.split()) for line in texts["a"]]
     hyp = tmp_path / "shouted.txt"
     hyp.write_text("\n".join(shouted) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", hyp, "-l", "eng-spa", "-m", "chrf++,bleu,ter",
+                       "--json", *flags, *common)
+    assert code == 0
+    block = json.loads(out)
     refs = [texts["ref"]]
-    scores = {}
-    for flags in ((), ("-lc",), ("--lowercase",)):
-        code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", hyp, "-l", "eng-spa", "-m", "chrf++,bleu,ter",
-                           "--json", *flags, *common)
-        assert code == 0
-        scores[flags] = json.loads(out)
-    for flags, lowercase in (((), False), (("-lc",), True), (("--lowercase",), True)):
-        got = scores[flags]["scores"]
-        assert got["chrf_plus_plus"] == pytest.approx(
-            CHRF(word_order=2, lowercase=lowercase).corpus_score(shouted, refs).score, abs=1e-6)
-        assert got["bleu"] == pytest.approx(BLEU(lowercase=lowercase).corpus_score(shouted, refs).score, abs=1e-6)
-        assert got["ter"] == pytest.approx(TER(case_sensitive=not lowercase).corpus_score(shouted, refs).score,
-                                           abs=1e-6)
-        assert all(("|case:lc|" in sig) == lowercase for sig in scores[flags]["signatures"].values()
-                   if "version:2" in sig)
-    # upper-casing a third of the words costs points only when case counts
-    assert scores[("-lc",)]["scores"]["bleu"] > scores[()]["scores"]["bleu"] + 10
+    for metric, sacre in (("bleu", BLEU(lowercase=bleu_lc)), ("chrf_plus_plus", CHRF(word_order=2, lowercase=chrf_lc)),
+                          ("ter", TER(case_sensitive=ter_cs))):
+        assert block["scores"][metric] == pytest.approx(sacre.corpus_score(shouted, refs).score, abs=1e-6)
+        assert block["signatures"][metric] == str(sacre.get_signature())
+    if bleu_lc:  # upper-casing a third of the words costs BLEU points only when case counts
+        assert block["scores"]["bleu"] > BLEU().corpus_score(shouted, refs).score + 10
+
+
+@pytest.fixture
+def spm_home(tmp_path, monkeypatch):
+    """sacrebleu's model folder moved to an empty tmp folder, and any network call a test failure."""
+    from sacrebleu.tokenizers import tokenizer_spm
+
+    monkeypatch.setattr(tokenizer_spm, "SACREBLEU_DIR", str(tmp_path / "sacrebleu"))
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a download was attempted")
+
+    monkeypatch.setattr("urllib.request.urlopen", no_network)
+    return tmp_path / "sacrebleu"
+
+
+def test_a_sentencepiece_tokenizer_without_its_model_is_a_null_bleu_and_exit_1_not_a_download(
+        files, capsys, spm_home):
+    paths, _, common = files
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu",
+                         "-tok", "flores200", "--json", *common)
+    block = json.loads(out)
+    assert code == 1 and block["scores"]["bleu"] is None
+    reason = block["null_reasons"]["bleu"]
+    assert str(spm_home / "models" / "flores200sacrebleuspm") in reason and "does not download" in reason
+    assert err.strip().endswith("lyss score: bleu could not be scored (the output says why)")
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa",
+                       "-m", "bleu,chrf++", "-tok", "flores200", "--json", *common)
+    assert code == 0 and json.loads(out)["scores"]["chrf_plus_plus"] is not None  # one metric measured: 0
+
+
+def test_a_sentencepiece_tokenizer_with_its_model_in_place_is_sacrebleus_bleu(files, capsys, spm_home):
+    spm = pytest.importorskip("sentencepiece")
+    paths, texts, common = files
+    (spm_home / "models").mkdir(parents=True)
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(texts["ref"]), vocab_size=40, model_type="unigram",
+                                   model_prefix=str(spm_home / "tiny"), minloglevel=2)
+    (spm_home / "tiny.model").rename(spm_home / "models" / "flores200sacrebleuspm")
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu",
+                       "-tok", "flores200", "--json", *common)
+    block = json.loads(out)
+    assert code == 0 and "|tok:flores200|" in block["signatures"]["bleu"]
+    expected = BLEU(tokenize="flores200").corpus_score(texts["a"], [texts["ref"]]).score
+    assert block["scores"]["bleu"] == pytest.approx(expected, abs=1e-6)
+    assert expected != pytest.approx(BLEU().corpus_score(texts["a"], [texts["ref"]]).score, abs=0.5)
 
 
 @pytest.mark.parametrize("option,first,second", [
@@ -776,20 +819,23 @@ def test_no_pass_over_every_file_when_nothing_reads_them_from_the_shared_table(f
 
     paths, _, common = files
     params = yaml.safe_load(Path(common[1]).read_text(encoding="utf-8"))
-    params.setdefault("metric_options", {})["semantic_score"] = {"embedder": "letters"}
+    params.setdefault("metric_options", {})["semantic_score"] = {"embedder": "counting"}  # not the shared one
     del params["caveats"]["thresholds"]["misaligned_output"]
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
     monkeypatch.setenv("LYSS_EMBEDDING_CACHE_MB", "0")
-    monkeypatch.setattr(embedders, "load_backend", lambda spec: CountingBackend())
+    monkeypatch.setitem(embedders.BUILTIN, "counting", CountingBackend)
+    CountingBackend.texts = []
+    monkeypatch.setattr(embedders, "load_backend", lambda spec=None: CountingBackend())
     embedders.get_embedder.cache_clear()
     terminal = FakeTerminal()
     monkeypatch.setattr("sys.__stderr__", terminal)
     code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-s", paths["src"], "-l", "en-es",
-                         "-m", "semantic_score", "--params", tmp_path / "params.yaml", *common[2:])
+                         "-m", "semantic_score", "--params", tmp_path / "params.yaml", "--json", *common[2:])
     embedders.get_embedder.cache_clear()
     assert code == 0, err
+    assert json.loads(out)["scores"]["semantic_score"] is not None and CountingBackend.texts
     labels = {line.split(":")[0] for line in terminal.text.split("\r") if line}
-    assert "embed the sources, references and outputs" not in labels and labels, labels
+    assert "embed the sources, references and outputs" not in labels, labels
 
 
 def test_trailing_whitespace_and_a_byte_order_mark_move_no_metric(files, capsys, tmp_path):

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if "composite" in metrics:  # the profile's model-free metrics that these files allow
         scored += [m for m in model_free_metrics() if m in weights and m not in scored
                    and (has_source or not reads_source(m))]
-    options = metric_options(settings, args.tokenize, args.lowercase)
+    options = metric_options(settings, args)
     inputs = {name: scoring_input(source, references, hyp, languages) for name, hyp in zip(names, hypotheses,
                                                                                          strict=True)}
     embeddings = shared_embeddings(settings, needs_embeddings(scored))

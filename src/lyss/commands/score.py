@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import sys
 from pathlib import Path
 from types import MappingProxyType
 
@@ -124,16 +125,16 @@ def label_embedding(embeddings: Embeddings | None, what: str) -> None:
         embeddings.label = f"embed {what}"
 
 
-def metric_options(settings: dict, tokenize: str | None, lowercase: bool = False) -> dict[str, dict]:
-    """Per metric, params.yaml `metric_options` as the pipeline passes them, with `--tokenize` and
-    `--lowercase` over the options of those names (for every metric whose `options_schema` has them: BLEU's
-    tokenizer; chrF++, BLEU and TER for case)."""
+def metric_options(settings: dict, args: argparse.Namespace) -> dict[str, dict]:
+    """Per metric, params.yaml `metric_options` as the pipeline passes them, with the sacrebleu flags given on
+    the command line over them (each metric's `cli_options`: `-tok` and `-lc` BLEU's, `--chrf-lowercase`
+    chrF++'s, `--ter-case-sensitive` TER's)."""
     options = {m: dict(o) for m, o in (settings.get("metric_options") or {}).items()}
-    given = {"tokenize": tokenize, "lowercase": True if lowercase else None}
-    for name, value in given.items():
-        if value is not None:
-            for metric in (m for m in REGISTRY if name in declaration(m, "options_schema")):
-                options.setdefault(metric, {})[name] = value
+    for metric in REGISTRY:
+        for flag, option in declaration(metric, "cli_options").items():
+            value = getattr(args, flag, None)
+            if value not in (None, False):
+                options.setdefault(metric, {})[option] = value
     return options
 
 
@@ -344,7 +345,7 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
     typed, skipped = card_settings(Settings.from_checked(settings), has_source,
                                    args.n, args.seed)
-    run_ = Run(typed, skipped, metrics, metric_options(settings, args.tokenize, args.lowercase),
+    run_ = Run(typed, skipped, metrics, metric_options(settings, args),
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
@@ -360,4 +361,17 @@ def run(args: argparse.Namespace) -> int:
     for block in blocks:
         block["warnings"] = list(notes.warnings)
     print(render(blocks, fmt, args.sentence_level))
-    return 0
+    return nothing_measured(blocks, metrics)
+
+
+def nothing_measured(blocks: list[dict], metrics: list[str]) -> int:
+    """Exit status 1 when no metric measured anything for any system (each is null: a missing tokenizer
+    model, no COMET): the output says why, and a script that runs `lyss score` must not take it for a
+    result. A value withheld from the composite (too few entries, failed reference check) was measured."""
+    measured = any(block["scores"].get(m) is not None or m in block.get("withheld", {})
+                   for block in blocks for m in metrics)
+    if measured:
+        return 0
+    what = f"{metrics[0]} could not" if len(metrics) == 1 else f"none of {', '.join(metrics)} could"
+    print(f"lyss score: {what} be scored (the output says why)", file=sys.stderr)
+    return 1

@@ -72,7 +72,10 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"BLEU's tokenizer, one of sacrebleu's ({', '.join(sorted(_TOKENIZERS))}); default: "
                         "the target card's, else the one sacrebleu picks for the target language, else 13a")
     parser.add_argument("--lowercase", "-lc", action="store_true",
-                        help="sacrebleu's flag: chrF++, BLEU and TER ignore case (the signatures say case:lc)")
+                        help="sacrebleu's flag: BLEU ignores case (its signature says case:lc)")
+    parser.add_argument("--chrf-lowercase", action="store_true", help="sacrebleu's flag: chrF++ ignores case")
+    parser.add_argument("--ter-case-sensitive", action="store_true",
+                        help="sacrebleu's flag: TER counts case (by default it ignores it, as TERCOM does)")
     parser.add_argument("--languages", type=Path, action=Once,
                         help="language card folder (default data/languages when it exists, else the cards "
                         "packaged with lyss); a language without a card file gets the card derived from CLDR "

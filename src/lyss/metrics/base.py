@@ -138,6 +138,9 @@ DECLARATION_DEFAULTS = {
     # params.yaml `metric_options.<id>`: option → JSON Schema (refs into params.schema.json's $defs); exactly
     # the options the module reads from ScoringInput.options.
     "options_schema": {},
+    # `lyss score`/`compare` flags spelled as sacrebleu's (argparse dest → an option of `options_schema`), so the
+    # command line names no metric: `-tok` and `-lc` are BLEU's, `--chrf-lowercase` chrF's, as in sacrebleu.
+    "cli_options": {},
     # Reads sentence vectors (lyss.embed.embedders), which the pipeline computes once per dataset (rule `embed`).
     "needs_embeddings": False,
     # GPUs a scoring job asks the cluster for.

@@ -11,6 +11,8 @@ best reference (chrF++), the clipped counts over all references and the closest 
 edits over the average length (TER), so the rows stay additive and the numbers stay sacrebleu's.
 """
 
+from pathlib import Path
+
 import numpy as np
 from sacrebleu.metrics import BLEU
 
@@ -25,13 +27,9 @@ def _hypotheses(data: ScoringInput) -> list[str]:
     return [p if p is not None else "" for p in data.predictions]
 
 
-LOWERCASE_OPTION = {"lowercase": {"type": "boolean"}}
-
-
-def _lowercase(data: ScoringInput) -> bool:
-    """sacrebleu's `-lc`: case-insensitive chrF++, BLEU and TER (params.yaml `metric_options.<id>.lowercase`,
-    `lyss score -lc`); off by default, as in sacrebleu."""
-    return bool(data.options.get("lowercase", False))
+# The case options (params.yaml `metric_options.<id>.lowercase` / `ter.case_sensitive`, or their sacrebleu flags
+# on `lyss score`) are off unless given, as in sacrebleu: BLEU and chrF++ count case, TER (as TERCOM) does not.
+BOOLEAN = {"type": "boolean"}
 
 
 def _normalise_for_match(text: str) -> str:
@@ -76,7 +74,8 @@ class ChrFPlusPlus:
     aliases = ("chrF++", "chrfpp", "chrF2++")  # sacrebleu prints chrF2++; `-m chrf --chrf-word-order 2` too
     uses_all_references = True
     reads_source = False
-    options_schema = LOWERCASE_OPTION
+    options_schema = {"lowercase": BOOLEAN}
+    cli_options = {"chrf_lowercase": "lowercase"}
     card_position = 3
     maximum = 100
     normalisation = "divide_by_100"
@@ -97,7 +96,7 @@ class ChrFPlusPlus:
     ideal = 100.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = ChrFStats(word_order=2, lowercase=_lowercase(data))
+        metric = ChrFStats(word_order=2, lowercase=bool(data.options.get("lowercase")))
         stats = corpus_statistics(metric, _hypotheses(data), data.reference_streams).astype(float)
         corpus = float(chrf_from_stats(stats.sum(axis=0), metric.order, metric.beta))
         return MetricResult(self.id, chrf_from_stats(stats, metric.order, metric.beta), corpus, stats=stats,
@@ -115,13 +114,31 @@ def bleu_tokenizer(data: ScoringInput) -> str:
     return BLEU._TOKENIZER_MAP.get((language or "").split("_")[0], BLEU.TOKENIZER_DEFAULT)
 
 
+def missing_tokenizer_model(tokenize: str) -> str | None:
+    """Why sacrebleu's SentencePiece tokenizer (flores101, flores200, spBLEU-1K) cannot run offline, or None.
+    sacrebleu downloads the model on first use; LYSS downloads nothing at run time, so a missing file is a
+    null BLEU with where to put it, never a network call or a urllib traceback."""
+    from sacrebleu.tokenizers import tokenizer_spm  # its SACREBLEU_DIR: where it will look
+
+    if tokenize not in tokenizer_spm.SPM_MODELS:
+        return None
+    url = tokenizer_spm.SPM_MODELS[tokenize]["url"]
+    path = Path(tokenizer_spm.SACREBLEU_DIR) / "models" / Path(url).name
+    if path.is_file():
+        return None
+    return (f"sacrebleu's {tokenize} tokenizer needs its SentencePiece model at {path}, which is not there and "
+            f"which LYSS does not download: copy it there from a machine that has it (sacrebleu fetches it from "
+            f"{url}) or point $SACREBLEU at a folder with models/{path.name}")
+
+
 class Bleu:
     """sacrebleu BLEU; corpus BLEU as the value, per entry = sentence BLEU with effective order."""
 
     id = "bleu"
     uses_all_references = True
     reads_source = False
-    options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}, **LOWERCASE_OPTION}
+    options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}, "lowercase": BOOLEAN}
+    cli_options = {"tokenize": "tokenize", "lowercase": "lowercase"}
     card_position = 4
     maximum = 100
     corpus_rows = "stats"
@@ -140,8 +157,11 @@ class Bleu:
 
     def score(self, data: ScoringInput) -> MetricResult:
         tokenize = bleu_tokenizer(data)
+        missing = missing_tokenizer_model(tokenize)
+        if missing:
+            return MetricResult.unavailable(self.id, len(data.entries), missing)
         try:
-            metric = BleuStats(tokenize=tokenize, lowercase=_lowercase(data))
+            metric = BleuStats(tokenize=tokenize, lowercase=bool(data.options.get("lowercase")))
         except RuntimeError as err:  # ja-mecab / ko-mecab without their optional packages
             first = next((line for line in str(err).splitlines() if line.strip()), "")
             extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(tokenize, "all")
@@ -159,7 +179,8 @@ class Ter:
     id = "ter"
     uses_all_references = True
     reads_source = False
-    options_schema = LOWERCASE_OPTION
+    options_schema = {"case_sensitive": BOOLEAN}
+    cli_options = {"ter_case_sensitive": "case_sensitive"}
     card_position = 5
     maximum = None
     corpus_rows = "stats"
@@ -169,7 +190,7 @@ class Ter:
     ideal = 0.0
 
     def score(self, data: ScoringInput) -> MetricResult:
-        metric = TerStats(case_sensitive=not _lowercase(data))
+        metric = TerStats(case_sensitive=bool(data.options.get("case_sensitive")))
         stats = np.asarray(metric._extract_corpus_statistics(_hypotheses(data), data.reference_streams),
                            dtype=float)
         return MetricResult(self.id, ter_from_stats(stats), float(ter_from_stats(stats.sum(axis=0))),
