@@ -117,3 +117,31 @@ def test_a_cached_hub_model_is_found_by_its_files(monkeypatch, tmp_path):
     (folder / "snapshots" / "abc123" / "checkpoints").mkdir(parents=True)
     (folder / "snapshots" / "abc123" / "checkpoints" / "model.ckpt").write_bytes(b"")
     assert comet_metric.locate_checkpoint("Org/tiny") == folder / "snapshots" / "abc123" / "checkpoints" / "model.ckpt"
+
+
+def test_lyss_score_comet_model_option_scores_with_that_checkpoint(tiny_checkpoint, tmp_path, capsys):
+    """`lyss score --comet-model PATH`: the model's own system score, with `-m comet_score` and with the
+    defaults (naming the model asks for the metric); a model for a metric `-m` leaves out is an error."""
+    from comet import load_from_checkpoint
+
+    from lyss.cli import main
+
+    entries = DEMO[:6]
+    files = {}
+    for name, lines in (("src", [e["source"] for e in entries]), ("ref", [e["reference"] for e in entries]),
+                        ("hyp", [e["source"] for e in entries[:3]] + [e["reference"] for e in entries[3:]])):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    direct = load_from_checkpoint(str(tiny_checkpoint), local_files_only=True).predict(
+        [{"src": e["source"], "mt": h, "ref": e["reference"]}
+         for e, h in zip(entries, files["hyp"].read_text(encoding="utf-8").splitlines(), strict=True)],
+        gpus=0, progress_bar=False)
+    base = ["score", "-s", str(files["src"]), "-r", str(files["ref"]), "-i", str(files["hyp"]), "-l", "en-es",
+            "--comet-model", str(tiny_checkpoint), "--json"]
+    for selection in (["-m", "comet_score"], []):
+        assert main([*base, *selection]) == 0
+        scores = json.loads(capsys.readouterr().out)["scores"]
+        assert scores["comet_score"] == pytest.approx(direct.system_score, abs=1e-5)
+    assert len(scores) > 1  # the defaults were scored beside it
+    assert main([*base, "-m", "bleu"]) == 2
+    assert "a model was given for comet_score, which -m leaves out" in capsys.readouterr().err

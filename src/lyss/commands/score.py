@@ -43,13 +43,25 @@ def model_free_metrics() -> list[str]:
     return [m for m in REGISTRY if not declaration(m, "requires_model")]
 
 
+def models_given(args: argparse.Namespace) -> list[str]:
+    """The metrics that need a model the user provides and were given one on the command line
+    (`--comet-model`): scored with the defaults, since naming the model asks for them."""
+    return [m for m in REGISTRY if declaration(m, "requires_model")
+            and any(getattr(args, flag, None) for flag in declaration(m, "cli_options"))]
+
+
 def reads_source(metric: str) -> bool:
     return declaration(metric, "reads_source")
 
 
-def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes) -> list[str]:
-    """The metrics `-m` names, or every model-free one; without --source, a metric that reads the source is
-    an error when named and left out (with a warning) when it is only a default."""
+def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes, with_model: list[str] = ()) -> list[str]:
+    """The metrics `-m` names, or every model-free one and those `with_model` (given their model on the command
+    line); without --source, a metric that reads the source is an error when named and left out (with a
+    warning) when it is only a default. A model given for a metric `-m` leaves out is an error, not ignored."""
+    unasked = [m for m in with_model if given is not None and m not in given]
+    if unasked:
+        raise InputError("--metrics", f"a model was given for {', '.join(unasked)}, which -m leaves out: add it "
+                                      "to -m or drop the model option")
     if given is not None:
         needing = [m for m in given if reads_source(m)]
         if needing and not has_source:
@@ -57,7 +69,7 @@ def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes) -> l
             raise InputError("--source", f"{', '.join(needing)} read the source: give -s SRC, or choose metrics "
                                          f"that do not ({free})")
         return given
-    metrics = model_free_metrics()
+    metrics = model_free_metrics() + list(with_model)
     if has_source:
         return metrics
     left_out = [m for m in metrics if reads_source(m)]
@@ -314,6 +326,10 @@ def register(subparsers) -> None:
     parser.add_argument("--hypothesis", "--hypotheses", "-i", dest="hypotheses", type=Path, nargs="+",
                         action="extend", required=True,
                         help="system outputs, one segment per line (`-`: standard input); several give a table")
+    parser.add_argument("--comet-model", action=Once, metavar="PATH",
+                        help="COMET checkpoint (checkpoints/model.ckpt, or the folder holding checkpoints/) or a hub "
+                        "id already in the local Hugging Face cache; scores comet_score (reported beside the "
+                        "composite, never in it) with the defaults too. Nothing is downloaded")
     parser.add_argument("--sentence-level", "-sl", action="store_true",
                         help="per-segment values of every metric (text, json, tsv)")
     parser.add_argument("--confidence", "--ci", "-ci", dest="ci", action="store_true",
@@ -333,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
     notes = Notes()
     has_source = args.source is not None
     # what the command line says is checked first: a wrong option is the one line printed
-    metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes)
+    metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes, models_given(args))
     if args.embedding_caveats and not has_source:
         raise InputError("--embedding-caveats", "misaligned_output compares outputs with the sources: give -s SRC")
     names = system_names(args.hypotheses)

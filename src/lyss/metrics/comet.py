@@ -26,9 +26,9 @@ from lyss.languages import resolve_comet_model
 from lyss.metrics.base import MetricResult, ScoringInput
 
 INSTALL_HINT = "pip install 'lyss[comet]' (torch, unbabel-comet, sentencepiece)"
-PROVIDE_HINT = ("set metric_options.comet_score.model in params.yaml to a local COMET checkpoint "
-                "(path to checkpoints/model.ckpt, with hparams.yaml two levels up, and the encoder named in "
-                "hparams.yaml available locally), or put the model in the Hugging Face cache (HF_HOME) "
+PROVIDE_HINT = ("set metric_options.comet_score.model in params.yaml (`lyss score --comet-model`) to a local "
+                "COMET checkpoint (path to checkpoints/model.ckpt, with hparams.yaml two levels up, and the encoder "
+                "named in hparams.yaml available locally), or put the model in the Hugging Face cache (HF_HOME) "
                 "beforehand")
 
 
@@ -109,6 +109,7 @@ class CometScore:
                       "batch_size": {"type": "integer", "minimum": 1},
                       "validated_pairs": {"type": "array",
                                           "items": {"type": "string", "pattern": "^[a-z]{3}-[a-z]{3}(?![\\s\\S])"}}}
+    cli_options = {"comet_model": "model"}  # `lyss score --comet-model PATH` (COMET's own CLI: --model)
     card_position = 11
     maximum = None
     companions = {"comet_model": ("", {"type": "string"})}
