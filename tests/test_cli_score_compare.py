@@ -433,13 +433,31 @@ def test_sentence_level_values_equal_sacrebleus_sentence_scores(ted, files, caps
         assert row["ter"] == pytest.approx(ter.sentence_score(hyp, refs).score, abs=1e-4)
     code, out, _ = run(capsys, *base, "--sentence-level", "--format", "tsv")
     lines = out.splitlines()
-    assert lines[0] == "system\tsegment\tchrf_plus_plus\tbleu\tter" and len(lines) == N_TED + 1
+    # the line's composite is over the weighted metrics of the selection: chrF++ alone here, so chrF++ / 100
+    assert [r["composite"] for r in rows] == pytest.approx([r["chrf_plus_plus"] / 100 for r in rows], abs=1e-6)
+    assert lines[0] == "system\tsegment\tchrf_plus_plus\tbleu\tter\tcomposite" and len(lines) == N_TED + 1
     first = lines[1].split("\t")
     assert first[:2] == ["nemo", "1"] and float(first[2]) == pytest.approx(rows[0]["chrf_plus_plus"])
     code, out, _ = run(capsys, *base, "-sl")
     table = out.splitlines()
-    assert table[0].split() == ["segment", "chrf_plus_plus", "bleu", "ter"]
+    assert table[0].split() == ["segment", "chrf_plus_plus", "bleu", "ter", "composite"]
     assert table[1].split()[:2] == ["1", f"{rows[0]['chrf_plus_plus']:.2f}"]
+
+
+def test_each_lines_composite_weighs_its_normalised_values_by_the_profile(files, capsys):
+    """The test profile weighs chrF++ 0.25 and exact match 0.10: a line's composite is
+    (0.25 · chrF++/100 + 0.10 · exact match) / 0.35, by hand from sacrebleu's sentence chrF++."""
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa",
+                       "-m", "chrf++,exact_match_rate", "-sl", "--json", *common)
+    assert code == 0
+    block = json.loads(out)
+    assert block["composite_profile"]["scope"] == "profile"
+    chrf = CHRF(word_order=2)
+    expected = [(0.25 * chrf.sentence_score(h, [r]).score / 100 + 0.10 * float(h == r)) / 0.35
+                for h, r in zip(texts["a"], texts["ref"], strict=True)]
+    assert [row["composite"] for row in block["segments"]] == pytest.approx(expected, abs=1e-5)
+    assert any(h == r for h, r in zip(texts["a"], texts["ref"], strict=True))  # both terms are exercised
 
 
 def test_several_systems_give_a_table_a_json_list_and_tsv_rows(ted, files, capsys):

@@ -29,6 +29,7 @@ from lyss.commands.score_options import Once, add_common_arguments, metric_names
 from lyss.commands.score_report import render
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
+from lyss.evidence.composite_entries import entry_composite
 from lyss.languages import card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
 from lyss.settings import Settings
@@ -298,20 +299,28 @@ def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes) -> di
              "skipped_caveats": {**skipped_caveats(plain(run.settings.caveats), data.embeddings), **run.skipped},
              "tier_gate": card["tier_gate"], "scores": scores, "oracle": oracle["block"]}
     if run.sentence_level:
-        block["segments"] = segments(data, results)
+        normalisation = plain(run.settings.composite).get("normalisation") or {}
+        block["segments"] = segments(data, results, used if scores["composite"] is not None else {},
+                                     normalisation)
     return block
 
 
-def segments(data: ScoringInput, results: dict[str, MetricResult]) -> list[dict]:
+def segments(data: ScoringInput, results: dict[str, MetricResult], weights: dict, normalisation: dict) -> list[dict]:
     """Per line, the per-entry value of every metric that has them (None on a line where it has none), as
-    sacrebleu's -sl prints them; a metric with no per-entry value (consistency_score is corpus-level, an
-    unavailable metric) has no column."""
-    per_entry = {m: r for m, r in results.items() if not np.isnan(np.asarray(r.values, dtype=float)).all()}
+    sacrebleu's -sl prints them, and the line's composite: the corpus composite's applied `weights` over the
+    line's normalised values, renormalised over those the line has (lyss.evidence.composite_entries, what
+    docs/validation.md correlates with people). It is no share of the corpus composite: corpus chrF++ is not
+    the mean of sentence chrF++. A metric with no per-entry value (consistency_score is corpus-level, an
+    unavailable metric) has no column; without a corpus composite there is no composite column."""
+    per_entry = {m: r.values for m, r in results.items() if not np.isnan(np.asarray(r.values, dtype=float)).all()}
+    weighted = {m: w for m, w in weights.items() if m in per_entry}
+    if weighted:
+        per_entry["composite"] = entry_composite(per_entry, weighted, normalisation)
     rows = []
     for i, entry_id in enumerate(data.ids):
         row = {"segment": int(entry_id)}
-        for metric, result in per_entry.items():
-            value = float(result.values[i])
+        for metric, values in per_entry.items():
+            value = float(values[i])
             row[metric] = None if value != value else round(value, 6)
         rows.append(row)
     return rows
