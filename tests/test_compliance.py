@@ -89,3 +89,11 @@ def test_repair_effectiveness_is_fixed_over_raw_violations():
 def test_repair_effectiveness_is_null_without_raw_violations():
     result = run(RepairEffectiveness, [("Hi.", "Hola.", "Hola.", "Hola.")])
     assert result.corpus_value is None and "no compliance violation" in result.reason
+
+
+def test_repair_effectiveness_is_null_when_no_output_was_post_processed():
+    # 1 raw violation (a missing placeholder) and no repair step: undefined, not 0 % effective
+    result = run(RepairEffectiveness, [("{a} and {b}", "{a} y {b}", "{a} y", "{a} y"),
+                                       ("Hi.", "Hola.", "Hola.", "Hola.")])
+    assert result.corpus_value is None and "changed no output" in result.reason
+    assert result.details["raw_violations"] == 1

@@ -14,7 +14,8 @@ An output without a letter or digit (missing, empty, punctuation only) fails all
 
 Both passes run: on `raw_predictions` and on the post-processed `predictions`; the corpus value is the
 post-processed mean, the raw one is in the details. `repair_effectiveness` is Σ fixed / Σ raw violations
-(per entry max(0, raw − post)), null when the raw output had no violation. Neither is in the composite:
+(per entry max(0, raw − post)), null when the raw output had no violation or when post-processing changed no
+output at all (no repair step: a 0 would blame a repair that never ran). Neither is in the composite:
 they are quality gates, not quality scores (spec §2.5).
 """
 
@@ -175,4 +176,8 @@ class RepairEffectiveness:
         if raw.sum() == 0:
             return MetricResult.unavailable(self.id, len(raw), "the raw output has no compliance violation "
                                             "to repair", **details)
+        if list(data.raw_predictions) == list(data.predictions):
+            return MetricResult.unavailable(self.id, len(raw), "post-processing changed no output (no repair "
+                                            "step, as for plain files in `lyss score`, or one that changed "
+                                            "nothing): there is no repair to measure", **details)
         return rate_result(self.id, fixed, raw, details=details)
