@@ -140,8 +140,8 @@ def label_embedding(embeddings: Embeddings | None, what: str) -> None:
 
 def metric_options(settings: dict, args: argparse.Namespace) -> dict[str, dict]:
     """Per metric, params.yaml `metric_options` as the pipeline passes them, with the sacrebleu flags given on
-    the command line over them (each metric's `cli_options`: `-tok` and `-lc` BLEU's, `--chrf-lowercase`
-    chrF++'s, `--ter-case-sensitive` TER's)."""
+    the command line over them (each metric declares the flags it takes as `cli_options`, as sacrebleu scopes
+    them: `-lc` is BLEU's alone, chrF++ and TER have their own)."""
     options = {m: dict(o) for m, o in (settings.get("metric_options") or {}).items()}
     for metric in REGISTRY:
         for flag, option in declaration(metric, "cli_options").items():
