@@ -8,12 +8,13 @@
    replace (datasets × methods × metrics), and the dry run's wall time;
 3. with --pipeline, the demo pipeline on a fresh clone (`snakemake all --cores 2`, empty caches): its wall
    time and each rule's share of the job time, read from Snakemake's log;
-4. with --compare, `lyss compare` defaults on three TED systems (the raters' best, second and last) with empty
+4. with --mafand DIR, line 1 on MAFAND-MT's English→Yoruba dev set (not shipped: CC BY-NC; read from DIR);
+5. with --compare, `lyss compare` defaults on three TED systems (the raters' best, second and last) with empty
    caches, against sacrebleu's `--paired-bs` on chrF++, BLEU and TER (surface only; the issue gives no target).
 
     .venv/bin/python bench/bench_issue20.py [--tsv data/corpora/mqm_ted_ende/raw/mqm_ted_ende.tsv] [--skip-score]
         [--skip-jobs] [--repeats 3] [--warm-only, with BENCH_CACHE=<a LYSS_CACHE_DIR filled before>] [--compare]
-        [--pipeline]
+        [--mafand DIR] [--pipeline]
 """
 
 import argparse
@@ -46,10 +47,26 @@ def compiled(env: dict) -> None:
 
 
 def score_line(tsv: Path, warm_only: bool, repeats: int) -> None:
+    """Line 1 on the TED segments of `tsv` (English→German)."""
+    src, ref, hyp = segments(tsv)
+    files_line("", src, ref, hyp, "eng-deu", warm_only, repeats)
+
+
+def mafand_line(folder: Path, repeats: int) -> None:
+    """Line 1 on MAFAND-MT's English→Yoruba dev set (the issue's "1,558 Yoruba segments, no output"; the
+    shared dev folder holds 200 of them), the output being the reference with every fifth word dropped: a
+    Yoruba text the word metrics, the language identifier and the embedder all have to read."""
+    src = (folder / "dev.eng-yor.eng").read_text(encoding="utf-8").splitlines()
+    ref = (folder / "dev.eng-yor.yor").read_text(encoding="utf-8").splitlines()
+    hyp = [" ".join(w for i, w in enumerate(line.split()) if i % 5 != 4) for line in ref]
+    files_line(" (MAFAND eng→yor dev)", src, ref, hyp, "eng-yor", False, repeats)
+
+
+def files_line(label: str, src: list[str], ref: list[str], hyp: list[str], pair: str, warm_only: bool,
+               repeats: int) -> None:
     """Cold (empty caches) then warm (the caches the cold run filled: embeddings and word lookups), and
     sacrebleu between them; with `warm_only`, the caches of an earlier run (--cache) and best of `repeats`,
     lyss and sacrebleu alternated."""
-    src, ref, hyp = segments(tsv)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for name, lines in (("src", src), ("ref", ref), ("hyp", hyp)):
@@ -57,7 +74,7 @@ def score_line(tsv: Path, warm_only: bool, repeats: int) -> None:
             paths[name].write_text("\n".join(line.replace("\n", " ") for line in lines) + "\n", encoding="utf-8")
         env = {**os.environ, "LYSS_CACHE_DIR": os.environ.get("BENCH_CACHE") or str(Path(tmp, "cache"))}
         compiled(env)
-        lyss = [BIN / "lyss", "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["hyp"], "-l", "eng-deu"]
+        lyss = [BIN / "lyss", "score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["hyp"], "-l", pair]
         sacre = [BIN / "sacrebleu", paths["ref"], "-i", paths["hyp"], "-m", "chrf", "bleu", "ter",
                  "--chrf-word-order", "2"]
         sacrebleu = timed(sacre)
@@ -67,7 +84,7 @@ def score_line(tsv: Path, warm_only: bool, repeats: int) -> None:
             sacrebleu = min(sacrebleu, timed(sacre))
             warm = min(warm, timed(lyss, env))
     cold_text = "" if cold is None else f"cold {cold:.1f} s ({cold / sacrebleu:.1f}×, target ≤ 5×), "
-    print(f"lyss score defaults, {len(src)} segments: {cold_text}warm {warm:.2f} s (best of {repeats}); "
+    print(f"lyss score defaults, {len(src)} segments{label}: {cold_text}warm {warm:.2f} s (best of {repeats}); "
           f"sacrebleu {sacrebleu:.2f} s (best of {repeats + 1}); warm {warm / sacrebleu:.2f}× (target ≤ 1.5×)")
 
 
@@ -171,6 +188,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="warm runs (and sacrebleu runs), best of")
     parser.add_argument("--compare", action="store_true",
                         help="also `lyss compare` defaults on 3 TED systems, cold, against sacrebleu --paired-bs")
+    parser.add_argument("--mafand", type=Path, metavar="DIR",
+                        help="also line 1 on MAFAND-MT's eng→yor dev files in DIR (dev.eng-yor.eng, .yor)")
     parser.add_argument("--pipeline", action="store_true",
                         help="also `snakemake all --cores 2` on a fresh clone (10-20 minutes on 2 shared cores)")
     args = parser.parse_args()
@@ -179,6 +198,8 @@ def main() -> None:
         jobs_line()
     if not args.skip_score:
         score_line(args.tsv, args.warm_only, args.repeats)
+    if args.mafand:
+        mafand_line(args.mafand, args.repeats)
     if args.compare:
         compare_line(args.tsv)
     if args.pipeline:

@@ -145,3 +145,36 @@ def test_lyss_score_comet_model_option_scores_with_that_checkpoint(tiny_checkpoi
     assert len(scores) > 1  # the defaults were scored beside it
     assert main([*base, "-m", "bleu"]) == 2
     assert "a model was given for comet_score, which -m leaves out" in capsys.readouterr().err
+
+
+def test_lyss_compare_comet_model_option_tests_comet_score_with_that_checkpoint(tiny_checkpoint, tmp_path, capsys):
+    """`lyss compare --comet-model PATH`: comet_score joins the compared metrics (with the defaults too); each
+    system's score and the delta are the model's own system scores; `-m` without it is an error, as in score."""
+    from comet import load_from_checkpoint
+
+    from lyss.cli import main
+
+    entries = DEMO[:6]
+    systems = {"copy": [e["source"] for e in entries], "ref": [e["reference"] for e in entries]}
+    files = {"src": tmp_path / "src.txt", "ref_file": tmp_path / "reference.txt"}
+    files["src"].write_text("\n".join(systems["copy"]) + "\n", encoding="utf-8")
+    files["ref_file"].write_text("\n".join(systems["ref"]) + "\n", encoding="utf-8")
+    for name, lines in systems.items():
+        files[name] = tmp_path / name
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = load_from_checkpoint(str(tiny_checkpoint), local_files_only=True)
+    direct = {name: model.predict([{"src": e["source"], "mt": h, "ref": e["reference"]}
+                                   for e, h in zip(entries, lines, strict=True)], gpus=0,
+                                  progress_bar=False).system_score for name, lines in systems.items()}
+    base = ["compare", "-s", str(files["src"]), "-r", str(files["ref_file"]), "-i", str(files["copy"]),
+            str(files["ref"]), "-l", "en-es", "--comet-model", str(tiny_checkpoint), "--n", "50", "--json"]
+    for selection in (["-m", "comet_score"], []):
+        assert main([*base, *selection]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        comet_row, = [r for r in rows if r["metric"] == "comet_score"]
+        assert comet_row["baseline_score"] == pytest.approx(direct["copy"], abs=1e-5)
+        assert comet_row["score"] == pytest.approx(direct["ref"], abs=1e-5)
+        assert comet_row["delta"] == pytest.approx(direct["ref"] - direct["copy"], abs=1e-5)
+    assert {r["metric"] for r in rows} > {"comet_score", "chrf_plus_plus"}  # the defaults beside it
+    assert main([*base, "-m", "bleu"]) == 2
+    assert "a model was given for comet_score, which -m leaves out" in capsys.readouterr().err

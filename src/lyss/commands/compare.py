@@ -20,6 +20,7 @@ from lyss.commands.score import (
     embed_all_texts,
     metric_options,
     model_free_metrics,
+    models_given,
     needs_embeddings,
     reads_source,
     score_metrics,
@@ -97,9 +98,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     notes = Notes()
     has_source = args.source is not None
-    # default: the metrics the pipeline's significance step compares, composite last
-    given = metric_names(args.metrics, args.chrf_word_order, allowed_extra=("composite",)) or significance_metrics()
-    metrics = choose_metrics([m for m in given if m != "composite"], has_source, notes) + \
+    # default: the metrics the pipeline's significance step compares, composite last, and a metric given its
+    # model on the command line (--comet-model), as `lyss score` adds it
+    with_model = models_given(args)
+    given = metric_names(args.metrics, args.chrf_word_order, allowed_extra=("composite",)) or \
+        [*with_model, *significance_metrics()]
+    metrics = choose_metrics([m for m in given if m != "composite"], has_source, notes, with_model) + \
         (["composite"] if "composite" in given else [])
     if len(args.hypotheses) < 2:
         raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")

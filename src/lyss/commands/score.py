@@ -335,10 +335,6 @@ def register(subparsers) -> None:
     parser.add_argument("--hypothesis", "--hypotheses", "-i", dest="hypotheses", type=Path, nargs="+",
                         action="extend", required=True,
                         help="system outputs, one segment per line (`-`: standard input); several give a table")
-    parser.add_argument("--comet-model", action=Once, metavar="PATH",
-                        help="COMET checkpoint (checkpoints/model.ckpt, or the folder holding checkpoints/) or a hub "
-                        "id already in the local Hugging Face cache; scores comet_score (reported beside the "
-                        "composite, never in it) with the defaults too. Nothing is downloaded")
     parser.add_argument("--sentence-level", "-sl", action="store_true",
                         help="per-segment values of every metric (text, json, tsv)")
     parser.add_argument("--confidence", "--ci", "-ci", dest="ci", action="store_true",

@@ -76,6 +76,10 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chrf-lowercase", action="store_true", help="sacrebleu's flag: chrF++ ignores case")
     parser.add_argument("--ter-case-sensitive", action="store_true",
                         help="sacrebleu's flag: TER counts case (by default it ignores it, as TERCOM does)")
+    parser.add_argument("--comet-model", action=Once, metavar="PATH",
+                        help="COMET checkpoint (checkpoints/model.ckpt, or the folder holding checkpoints/) or a hub "
+                        "id already in the local Hugging Face cache; scores comet_score (reported beside the "
+                        "composite, never in it) with the defaults too. Nothing is downloaded")
     parser.add_argument("--languages", type=Path, action=Once,
                         help="language card folder (default data/languages when it exists, else the cards "
                         "packaged with lyss); a language without a card file gets the card derived from CLDR "
