@@ -8,6 +8,7 @@ import json
 import math
 import random
 import re
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -21,45 +22,8 @@ from lyss.cli import main
 from lyss.commands import score as score_command
 from lyss.metrics import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[1]
-WORDS = "el la de que y en un una los se del las por con para es al lo como casa perro agua libro día".split()
-SURFACE = "exact_match_rate,chrf_plus_plus,bleu"
-# The project's settings with both weight profiles cut to the surface metrics, so that `compare`'s
-# composite does not pull in the embedding-based metrics (slow, and tested elsewhere).
-FAST_WEIGHTS = {"chrf_plus_plus": 0.25, "exact_match_rate": 0.10}
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    """120 segments (system a close to the reference, b a little further, c far off) and the
-    --params/--languages options."""
-    rng = random.Random(1)
-    folder = tmp_path_factory.mktemp("text")
-    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    params["composite"]["profiles"] = {"A": FAST_WEIGHTS, "B": FAST_WEIGHTS}
-    (folder / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
-    common = ["--params", str(folder / "params.yaml"), "--languages", str(ROOT / "data" / "languages")]
-    refs = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(120)]
-
-    def perturb(rate):
-        return [" ".join(w if rng.random() >= rate else rng.choice(WORDS) for w in r.split()) for r in refs]
-
-    texts = {"src": refs, "ref": refs, "a": perturb(0.2), "b": perturb(0.22), "c": perturb(0.6)}
-    paths = {}
-    for name, lines in texts.items():
-        paths[name] = folder / f"{name}.txt"
-        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return paths, texts, common
-
-
-def run(capsys, *argv):
-    """Exit status, stdout, stderr; argparse's own errors exit (SystemExit) with status 2."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
+sys.path.insert(0, str(Path(__file__).parent))
+from plain_text_files import FAST_WEIGHTS, ROOT, SURFACE, run  # noqa: E402
 
 
 def test_score_json_matches_sacrebleu(files, capsys):
@@ -627,20 +591,6 @@ def test_case_flags_are_sacrebleus(files, capsys, tmp_path, flags, bleu_lc, chrf
         assert block["signatures"][metric] == str(sacre.get_signature())
     if bleu_lc:  # upper-casing a third of the words costs BLEU points only when case counts
         assert block["scores"]["bleu"] > BLEU().corpus_score(shouted, refs).score + 10
-
-
-@pytest.fixture
-def spm_home(tmp_path, monkeypatch):
-    """sacrebleu's model folder moved to an empty tmp folder, and any network call a test failure."""
-    from sacrebleu.tokenizers import tokenizer_spm
-
-    monkeypatch.setattr(tokenizer_spm, "SACREBLEU_DIR", str(tmp_path / "sacrebleu"))
-
-    def no_network(*args, **kwargs):
-        raise AssertionError("a download was attempted")
-
-    monkeypatch.setattr("urllib.request.urlopen", no_network)
-    return tmp_path / "sacrebleu"
 
 
 def test_a_sentencepiece_tokenizer_without_its_model_is_a_null_bleu_and_exit_1_not_a_download(

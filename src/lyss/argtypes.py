@@ -12,6 +12,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
 def open_unit(text: str) -> float:
     """A number strictly between 0 and 1 (confidence levels)."""
     value = float(text)

@@ -7,6 +7,7 @@ seconds to import, so `lyss --help` lists them by the one-line help below withou
 
 import argparse
 import importlib
+import os
 import sys
 
 from lyss import __version__
@@ -28,6 +29,8 @@ COMMAND_MODULES = {
     "review": "community review: an offline page for bilingual speakers, and their ratings in",
 }
 
+
+SIGPIPE_STATUS = 128 + 13  # what a shell reports for a filter its reader closed
 
 # Subcommands whose parser and `run` are library code (lyss.studies.steps): the workflow runs them too.
 LIBRARY_COMMANDS = frozenset({"labels", "correlate", "jury", "probe"})
@@ -62,6 +65,11 @@ def main(argv=None) -> int:
     except InputError as err:
         print(f"lyss: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader stopped reading (`lyss score … | head -3`): it has what it wanted, as from any Unix filter,
+        # so no traceback; what is still buffered goes nowhere, and the status is the shell's for SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_STATUS
 
 
 if __name__ == "__main__":

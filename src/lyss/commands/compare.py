@@ -60,24 +60,26 @@ def _rows(comparisons: list[dict], test: str, files: dict[str, str]) -> list[dic
              "ci_hi": r["ci_upper"], "p_value": r[key], "p_holm": r[f"{key}_holm"]} for r in comparisons]
 
 
-def _fmt(value, digits: int = 4) -> str:
+def _fmt(value, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
 def _table(rows: list[dict], baseline: str, test: str, alpha: float, n: int, seed: int,
-           composite_note: str) -> str:
+           composite_note: str, digits: int = 4) -> str:
+    """The text report; `digits` (sacrebleu's -w) after the decimal point of scores, deltas and intervals."""
     header = ["metric", "system", "score", "delta", f"{100 * (1 - alpha):g}% CI of delta", f"p ({test})",
               "p (Holm)", ""]
     body = []
     for metric in dict.fromkeys(r["metric"] for r in rows):
         group = [r for r in rows if r["metric"] == metric]
-        body.append([metric, f"{baseline} (baseline)", _fmt(group[0]["baseline_score"]), "", "", "", "", ""])
+        body.append([metric, f"{baseline} (baseline)", _fmt(group[0]["baseline_score"], digits), "", "", "", "",
+                     ""])
         for r in group:
             excludes_zero = r["ci_lo"] is not None and (r["ci_lo"] > 0 or r["ci_hi"] < 0)
             significant = r["p_holm"] < alpha and excludes_zero
-            body.append(["", r["system"], _fmt(r["score"]), f"{r['delta']:+.4f}",
-                         f"[{_fmt(r['ci_lo'])}, {_fmt(r['ci_hi'])}]", _fmt(r["p_value"]), _fmt(r["p_holm"]),
-                         "*" if significant else ""])
+            body.append(["", r["system"], _fmt(r["score"], digits), f"{r['delta']:+.{digits}f}",
+                         f"[{_fmt(r['ci_lo'], digits)}, {_fmt(r['ci_hi'], digits)}]", _fmt(r["p_value"], 4),
+                         _fmt(r["p_holm"], 4), "*" if significant else ""])
     widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
              for row in [header, *body]]
@@ -157,5 +159,6 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "tsv":
         print(_tsv(rows))
     else:
-        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, composite_note))
+        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, composite_note,
+                     4 if args.width is None else args.width))
     return 0

@@ -26,7 +26,7 @@ from lyss.aggregate.fingerprint import code_version
 from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
-from lyss.commands.score_report import render
+from lyss.commands.score_report import render, score_value, scores_only
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite
@@ -335,6 +335,9 @@ def register(subparsers) -> None:
     parser.add_argument("--hypothesis", "--hypotheses", "-i", dest="hypotheses", type=Path, nargs="+",
                         action="extend", required=True,
                         help="system outputs, one segment per line (`-`: standard input); several give a table")
+    parser.add_argument("--score-only", "-b", action="store_true",
+                        help="sacrebleu's flag: print only the values of the -m metrics (default: the composite), "
+                        "one per line; several systems, a line each; nan for a null metric, its reason on stderr")
     parser.add_argument("--sentence-level", "-sl", action="store_true",
                         help="per-segment values of every metric (text, json, tsv)")
     parser.add_argument("--confidence", "--ci", "-ci", dest="ci", action="store_true",
@@ -355,6 +358,8 @@ def run(args: argparse.Namespace) -> int:
     has_source = args.source is not None
     # what the command line says is checked first: a wrong option is the one line printed
     metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes, models_given(args))
+    if args.score_only and args.sentence_level:
+        raise InputError("--score-only", "prints corpus values only: drop -b to see -sl's per-segment values")
     if args.embedding_caveats and not has_source:
         raise InputError("--embedding-caveats", "misaligned_output compares outputs with the sources: give -s SRC")
     names = system_names(args.hypotheses)
@@ -381,7 +386,15 @@ def run(args: argparse.Namespace) -> int:
         blocks.append({"system": name, "file": str(path), **score_system(run_, data, oracle, notes)})
     for block in blocks:
         block["warnings"] = list(notes.warnings)
-    print(render(blocks, fmt, args.sentence_level))
+    if args.score_only:
+        shown = metrics if args.metrics else ["composite"]
+        for block in blocks:
+            for metric in shown:
+                if score_value(block, metric) is None:
+                    notes.note(f"{block['system']}: {metric} is nan: {block['null_reasons'].get(metric, 'no value')}")
+        print(scores_only(blocks, shown, fmt, args.width))
+    else:
+        print(render(blocks, fmt, args.sentence_level, args.width))
     return nothing_measured(blocks, metrics)
 
 

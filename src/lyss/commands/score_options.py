@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sacrebleu.metrics.bleu import _TOKENIZERS
 
+from lyss.argtypes import non_negative_int
 from lyss.errors import InputError
 from lyss.metrics import REGISTRY, declaration
 
@@ -87,6 +88,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--params", type=Path, action=Once,
                         help="params.yaml with the composite weights, tiers and stats settings (default "
                         "params.yaml when it exists, else the settings packaged with lyss)")
+    parser.add_argument("--width", "-w", type=non_negative_int, action=Once, metavar="N",
+                        help="sacrebleu's flag: digits after the decimal point of the scores printed as text "
+                        "(default 4); json and tsv keep full precision")
     parser.add_argument("--format", "-f", choices=FORMATS, action=Once,
                         help="text (default), json or tsv")
     parser.add_argument("--json", action="store_true", help="the same as --format json")

@@ -12,34 +12,80 @@ import json
 from lyss.metrics import declaration
 
 NOT_A_VALUE = "—"
+DECIMALS = 4  # of the text's scores without -w
 COUNTS = ("total", "evaluated", "errors")  # the same for every system of a call: in the header line
 
 
-def render(blocks: list[dict], fmt: str, sentence_level: bool) -> str:
+def render(blocks: list[dict], fmt: str, sentence_level: bool, width: int | None = None) -> str:
+    """The blocks in `fmt`; `width` (sacrebleu's -w) sets the decimals of the text's numbers (default
+    DECIMALS, and each metric's own for -sl); json and tsv are for programs and keep full precision."""
     if fmt == "json":
         return json.dumps(blocks[0] if len(blocks) == 1 else blocks, ensure_ascii=False, indent=2)
     if fmt == "tsv":
         return segments_tsv(blocks) if sentence_level else corpus_tsv(blocks)
-    parts = [segments_text(blocks)] if sentence_level else []
-    parts.append(single_text(blocks[0]) if len(blocks) == 1 else table_text(blocks))
+    digits = DECIMALS if width is None else width
+    parts = [segments_text(blocks, width)] if sentence_level else []
+    parts.append(single_text(blocks[0], digits) if len(blocks) == 1 else table_text(blocks, digits))
     return "\n\n".join(parts)
+
+
+def scores_only(blocks: list[dict], metrics: list[str], fmt: str, width: int | None = None) -> str:
+    """sacrebleu's -b: the values of `metrics` and nothing else, for scripts. One system: a value per line
+    (json: the number, or a list of them, as sacrebleu prints); several: a line per system, the values tab-
+    separated (json: a list of {"system", metric: value}). A metric measured but kept out of the composite
+    (too few entries) prints its value; a null one, or one that fails its reference check, prints nan (json:
+    null), its reason on stderr. tsv is the text of several systems; --ci adds the interval in text."""
+    digits = DECIMALS if width is None else width
+    values = [[score_value(block, m) for m in metrics] for block in blocks]
+    if fmt == "json":
+        if len(blocks) == 1:
+            row = [_rounded(v, width) for v in values[0]]
+            return json.dumps(row[0] if len(row) == 1 else row)
+        return json.dumps([{"system": b["system"], **{m: _rounded(v, width) for m, v in zip(metrics, row, strict=True)}}
+                           for b, row in zip(blocks, values, strict=True)], ensure_ascii=False, indent=2)
+    cells = [[_only_cell(block, m, v, digits, fmt) for m, v in zip(metrics, row, strict=True)]
+             for block, row in zip(blocks, values, strict=True)]
+    if len(blocks) == 1 and fmt == "text":
+        return "\n".join(cells[0])
+    return "\n".join("\t".join(row) for row in cells)
+
+
+def score_value(block: dict, metric: str) -> float | None:
+    """The value -b prints: the score, or the value measured but kept out of the composite for too few
+    entries; None for a null metric and one that fails its reference check (not valid on these data)."""
+    value = block["scores"].get(metric)
+    if value is None and metric in _left_out(block):
+        return block["withheld"][metric]
+    return value
+
+
+def _rounded(value: float | None, width: int | None) -> float | None:
+    return value if value is None or width is None else round(value, width)
+
+
+def _only_cell(block: dict, metric: str, value: float | None, digits: int, fmt: str) -> str:
+    if value is None:
+        return "nan"
+    if fmt == "text" and block["scores"].get(metric) is not None:
+        return _with_ci(metric, block["scores"], digits)
+    return f"{value:.{digits}f}"
 
 
 def _shown(value) -> bool:
     return value is not None and value != "" and not isinstance(value, dict)
 
 
-def _fmt(value, digits: int = 4) -> str:
+def _fmt(value, digits: int) -> str:
     if value is None:
         return NOT_A_VALUE
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def _with_ci(key: str, scores: dict) -> str:
-    shown = _fmt(scores.get(key))
+def _with_ci(key: str, scores: dict, digits: int) -> str:
+    shown = _fmt(scores.get(key), digits)
     ci = scores["confidence_intervals"].get(key)
     if ci and ci["ci_lower"] is not None and scores.get(key) is not None:
-        shown += f" [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
+        shown += f" [{ci['ci_lower']:.{digits}f}, {ci['ci_upper']:.{digits}f}]"
     return shown
 
 
@@ -66,16 +112,16 @@ def composite_line(block: dict) -> str:
     return f"composite over {used} ({share})"
 
 
-def _oracle_line(block: dict) -> str:
+def _oracle_line(block: dict, digits: int) -> str:
     oracle = block["oracle"]
     tier = oracle["quality_tier"] or "no tier (selection)"
-    return f"reference (oracle): composite {_fmt(oracle['composite'])}, {tier}"
+    return f"reference (oracle): composite {_fmt(oracle['composite'], digits)}, {tier}"
 
 
-def _not_valid(block: dict) -> list[str]:
+def _not_valid(block: dict, digits: int) -> list[str]:
     measured = block["withheld"]
-    return [f"not valid here: {m}: " + (f"measured {measured[m]:.4f}, not counted: " if m in measured else "") + r
-            for m, r in block["null_reasons"].items() if "reference check" in r]
+    return [f"not valid here: {m}: " + (f"measured {measured[m]:.{digits}f}, not counted: " if m in measured else "")
+            + r for m, r in block["null_reasons"].items() if "reference check" in r]
 
 
 def _left_out(block: dict) -> dict[str, str]:
@@ -92,19 +138,19 @@ def _null_lines(block: dict) -> list[str]:
             and key not in left_out]
 
 
-def single_text(block: dict) -> str:
+def single_text(block: dict, digits: int) -> str:
     scores = block["scores"]
     lines = [f"{block['system']} · {_header(block)}"]
     left_out = _left_out(block)
     for key, value in scores.items():
         if _shown(value):
-            lines.append(f"{key:<24}{_with_ci(key, scores)}")
+            lines.append(f"{key:<24}{_with_ci(key, scores, digits)}")
         elif key in left_out:
-            lines.append(f"{key:<24}{block['withheld'][key]:.4f}  (not in the composite: {left_out[key]})")
+            lines.append(f"{key:<24}{block['withheld'][key]:.{digits}f}  (not in the composite: {left_out[key]})")
     if scores.get("composite") is not None and scores.get("quality_tier") is None:
         lines.append(f"{'quality_tier':<24}{NOT_A_VALUE}  (composite over a selection: no tier)")
     lines += _null_lines(block)
-    lines += [composite_line(block), _oracle_line(block), *_not_valid(block)]
+    lines += [composite_line(block), _oracle_line(block, digits), *_not_valid(block, digits)]
     lines += [f"{name} signature: {sig}" for name, sig in block["signatures"].items()]
     lines += [f"caveat: {c['id']}: {c['message']}" for c in block["score_caveats"]]
     lines += [f"caveat skipped: {k}: {v}" for k, v in block["skipped_caveats"].items()]
@@ -119,22 +165,22 @@ def _once_or_each(blocks: list[dict], line_of) -> list[str]:
     return [f"{b['system']}: {line}" for b, line in zip(blocks, lines, strict=True)]
 
 
-def table_text(blocks: list[dict]) -> str:
+def table_text(blocks: list[dict], digits: int) -> str:
     keys = [k for k in blocks[0]["scores"] if k not in COUNTS
             and any(_shown(b["scores"].get(k)) or k in b["null_reasons"] for b in blocks)]
     rows = [["", *(b["system"] for b in blocks)]]
-    rows += [[key, *(_table_cell(key, b) for b in blocks)] for key in keys]
+    rows += [[key, *(_table_cell(key, b, digits) for b in blocks)] for key in keys]
     lines = [_header(blocks[0]), *_columns(rows)]
     for key in dict.fromkeys(k for b in blocks for k in b["null_reasons"] if k != "quality_tier"):
         systems_of: dict[str, list[str]] = {}
         for b in blocks:
             if key in b["null_reasons"]:
-                systems_of.setdefault(_table_note(key, b), []).append(b["system"])
+                systems_of.setdefault(_table_note(key, b, digits), []).append(b["system"])
         for note, systems in systems_of.items():
             which = "" if len(systems) == len(blocks) else f" ({', '.join(systems)})"
             lines.append(note.format(which=which))
     lines += _once_or_each(blocks, composite_line)
-    lines.append(_oracle_line(blocks[0]))
+    lines.append(_oracle_line(blocks[0], digits))
     for name in blocks[0]["signatures"]:
         lines += [f"{name} signature: {s}" for s in _once_or_each(blocks, lambda b, n=name: b["signatures"][n])]
     for block in blocks:
@@ -143,20 +189,20 @@ def table_text(blocks: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _table_cell(key: str, block: dict) -> str:
+def _table_cell(key: str, block: dict, digits: int) -> str:
     """The value, with its interval; a value measured but left out of the composite, plainly (its note says
     why)."""
     if key in _left_out(block):
-        return _fmt(block["withheld"][key])
-    return _with_ci(key, block["scores"])
+        return _fmt(block["withheld"][key], digits)
+    return _with_ci(key, block["scores"], digits)
 
 
-def _table_note(key: str, block: dict) -> str:
+def _table_note(key: str, block: dict, digits: int) -> str:
     """The note under the table for a value it does not show or does not count; `{which}` names the systems."""
     reason = block["null_reasons"][key]
     if key in _left_out(block):
         return f"{key}{{which}}: not in the composite: {reason}"
-    measured = f"measured {block['withheld'][key]:.4f}, not counted: " if key in block["withheld"] else ""
+    measured = f"measured {block['withheld'][key]:.{digits}f}, not counted: " if key in block["withheld"] else ""
     return f"{NOT_A_VALUE} {key}{{which}}: {measured}{reason}"
 
 
@@ -164,14 +210,15 @@ def _segment_metrics(blocks: list[dict]) -> list[str]:
     return list(dict.fromkeys(k for b in blocks for k in b["segments"][0] if k != "segment"))
 
 
-def segments_text(blocks: list[dict]) -> str:
+def segments_text(blocks: list[dict], width: int | None) -> str:
     metrics = _segment_metrics(blocks)
     several = len(blocks) > 1
     rows = [[*(["system"] if several else []), "segment", *metrics]]
     for block in blocks:
         for row in block["segments"]:
             rows.append([*([block["system"]] if several else []), str(row["segment"]),
-                         *(_fmt(row.get(m), declaration(m, "decimals")) for m in metrics)])
+                         *(_fmt(row.get(m), declaration(m, "decimals") if width is None else width)
+                           for m in metrics)])
     return "\n".join(_columns(rows))
 
 

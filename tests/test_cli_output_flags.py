@@ -1,0 +1,151 @@
+"""sacrebleu's output flags in `lyss score` and `lyss compare`: `-b` (the values only, for scripts) and `-w`
+(digits after the decimal point), with sacrebleu's own formatting (`Score.format`) as every golden string; and a
+reader that stops reading (`| head`) ends the command quietly."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+sys.path.insert(0, str(Path(__file__).parent))
+from plain_text_files import ROOT, run  # noqa: E402
+
+SACREBLEU = {"bleu": BLEU(), "chrf_plus_plus": CHRF(word_order=2), "ter": TER()}
+
+
+def sacrebleu_b(metric: str, hypotheses: list[str], references: list[str], width: int) -> str:
+    """What `sacrebleu -b -w width` prints for the metric: its score formatted by sacrebleu."""
+    return SACREBLEU[metric].corpus_score(hypotheses, [references]).format(width=width, score_only=True)
+
+
+@pytest.mark.parametrize("width", [0, 1, 2, 3])
+def test_score_only_prints_sacrebleus_values_one_per_line(files, capsys, width):
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa",
+                       "-m", "bleu", "chrF++", "ter", "-b", "-w", width, *common)
+    assert code == 0
+    assert out.splitlines() == [sacrebleu_b(m, texts["a"], texts["ref"], width)
+                                for m in ("bleu", "chrf_plus_plus", "ter")]
+
+
+def test_score_only_of_several_systems_is_a_line_each(files, capsys):
+    paths, texts, common = files
+    systems = ("a", "b", "c")
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", *(paths[s] for s in systems), "-l", "eng-spa",
+                       "-m", "chrF++", "bleu", "-b", "-w", 2, *common)
+    assert code == 0
+    assert out.splitlines() == ["\t".join(sacrebleu_b(m, texts[s], texts["ref"], 2) for m in ("chrf_plus_plus", "bleu"))
+                                for s in systems]
+    code, tsv, _ = run(capsys, "score", "-r", paths["ref"], "-i", *(paths[s] for s in systems), "-l", "eng-spa",
+                       "-m", "chrF++", "bleu", "-b", "-w", 2, "-f", "tsv", *common)
+    assert code == 0 and tsv == out
+
+
+def test_score_only_json_is_a_number_a_list_or_a_row_per_system(files, capsys):
+    """As sacrebleu: one metric, the number; several, a list; several systems, a list of objects."""
+    paths, texts, common = files
+    base = ["score", "-r", paths["ref"], "-l", "eng-spa", "-b", "-f", "json", *common]
+    chrf = {s: CHRF(word_order=2).corpus_score(texts[s], [texts["ref"]]).score for s in ("a", "b")}
+    bleu = BLEU().corpus_score(texts["a"], [texts["ref"]]).score
+    _, out, _ = run(capsys, *base, "-i", paths["a"], "-m", "chrF++", "-w", 3)
+    assert json.loads(out) == round(chrf["a"], 3)
+    _, out, _ = run(capsys, *base, "-i", paths["a"], "-m", "chrF++", "bleu")
+    assert json.loads(out) == pytest.approx([chrf["a"], bleu], abs=1e-6)  # no -w: full precision
+    _, out, _ = run(capsys, *base, "-i", paths["a"], paths["b"], "-m", "chrF++", "-w", 1)
+    assert json.loads(out) == [{"system": "a", "chrf_plus_plus": round(chrf["a"], 1)},
+                               {"system": "b", "chrf_plus_plus": round(chrf["b"], 1)}]
+
+
+def test_score_only_without_metrics_prints_the_composite(files, capsys):
+    """The test profile weighs chrF++ 0.25 and exact match 0.10: by hand, (0.25 · chrF++/100 + 0.10 · exact
+    match rate) / 0.35 from sacrebleu's corpus chrF++."""
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-b", "-w", 3,
+                       *common)
+    chrf = CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score
+    exact = sum(h == r for h, r in zip(texts["a"], texts["ref"], strict=True)) / len(texts["ref"])
+    assert code == 0 and exact > 0
+    assert out.strip() == f"{(0.25 * chrf / 100 + 0.10 * exact) / 0.35:.3f}"
+
+
+def test_score_only_prints_nan_for_a_null_metric_its_reason_on_stderr_and_exits_1(files, capsys, spm_home):
+    paths, texts, common = files
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu",
+                         "chrF++", "-tok", "flores200", "-b", "-w", 1, *common)
+    assert code == 0  # chrF++ measured
+    assert out.splitlines() == ["nan", sacrebleu_b("chrf_plus_plus", texts["a"], texts["ref"], 1)]
+    assert "a: bleu is nan: sacrebleu's flores200 tokenizer needs its SentencePiece model" in err
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu",
+                       "-tok", "flores200", "-b", *common)
+    assert (code, out) == (1, "nan\n")
+
+
+def test_score_only_of_a_small_file_prints_what_the_metric_measured(files, capsys, tmp_path):
+    """20 lines are too few for the composite (min_entries 30), not for chrF++: -b prints sacrebleu's number."""
+    paths, texts, common = files
+    small = {name: tmp_path / f"{name}.txt" for name in ("ref", "a")}
+    for name, path in small.items():
+        path.write_text("\n".join(texts[name][:20]) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "score", "-r", small["ref"], "-i", small["a"], "-l", "eng-spa", "-m", "chrF++",
+                       "-b", "-w", 2, *common)
+    assert code == 0 and out.strip() == sacrebleu_b("chrf_plus_plus", texts["a"][:20], texts["ref"][:20], 2)
+
+
+def test_score_only_with_ci_shows_the_interval_at_the_same_width(files, capsys):
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "chrF++",
+                       "-b", "-w", 2, "--ci", "--n", 200, *common)
+    full = json.loads(run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "chrF++",
+                          "--ci", "--n", 200, "--json", *common)[1])
+    ci = full["scores"]["confidence_intervals"]["chrf_plus_plus"]
+    assert code == 0
+    assert out.strip() == (f"{sacrebleu_b('chrf_plus_plus', texts['a'], texts['ref'], 2)} "
+                           f"[{ci['ci_lower']:.2f}, {ci['ci_upper']:.2f}]")
+
+
+def test_score_only_and_sentence_level_together_is_an_error(files, capsys):
+    paths, _, common = files
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu",
+                         "-b", "-sl", *common)
+    assert code == 2 and out == "" and "--score-only" in err and "-sl" in err
+
+
+def test_width_sets_the_decimals_of_the_text_report_and_of_compare(files, capsys):
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "chrF++",
+                       "bleu", "-w", 2, *common)
+    assert code == 0
+    lines = dict(line.split(None, 1) for line in out.splitlines()[1:3])
+    assert lines == {m: sacrebleu_b(m, texts["a"], texts["ref"], 2) for m in ("chrf_plus_plus", "bleu")}
+    code, out, _ = run(capsys, "compare", "-r", paths["ref"], "-i", paths["a"], paths["c"], "-l", "eng-spa",
+                       "-m", "chrF++", "-w", 1, "--n", 100, *common)
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[1:3]]
+    assert rows[0][:2] == ["chrf_plus_plus", "a"] and rows[0][3] == sacrebleu_b("chrf_plus_plus", texts["a"],
+                                                                                 texts["ref"], 1)
+    c = CHRF(word_order=2).corpus_score(texts["c"], [texts["ref"]]).score
+    a = CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score
+    assert rows[1][:3] == ["c", f"{c:.1f}", f"{c - a:+.1f}"]
+
+
+def test_json_and_tsv_keep_full_precision_under_width(files, capsys):
+    paths, texts, common = files
+    _, out, _ = run(capsys, "score", "-r", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "chrF++",
+                    "-w", 1, "--json", *common)
+    assert json.loads(out)["scores"]["chrf_plus_plus"] == pytest.approx(
+        CHRF(word_order=2).corpus_score(texts["a"], [texts["ref"]]).score, abs=1e-6)
+
+
+def test_a_reader_that_stops_reading_ends_lyss_quietly(files):
+    """`lyss score … | head -1`: the pipe closes before lyss writes; no traceback, the shell's SIGPIPE status."""
+    paths, _, common = files
+    process = subprocess.Popen([sys.executable, "-m", "lyss.cli", "score", "-r", str(paths["ref"]), "-i",
+                                str(paths["a"]), "-l", "eng-spa", "-m", "chrF++", "-sl", *common],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process.stdout.close()  # the reader is gone before the first line
+    err = process.stderr.read().decode()
+    assert process.wait() == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err
