@@ -149,3 +149,15 @@ def test_a_reader_that_stops_reading_ends_lyss_quietly(files):
     err = process.stderr.read().decode()
     assert process.wait() == 141
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_score_only_says_why_the_composite_is_nan(files, capsys, tmp_path):
+    """20 lines: every metric is measured but kept out of the composite (min_entries 30), so there is none."""
+    paths, texts, common = files
+    small = {name: tmp_path / f"{name}.txt" for name in ("ref", "a")}
+    for name, path in small.items():
+        path.write_text("\n".join(texts[name][:20]) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "score", "-r", small["ref"], "-i", small["a"], "-l", "eng-spa", "-b", *common)
+    assert code == 0 and out == "nan\n"
+    assert "a: composite is nan: composite over no metric" in err
+    assert "kept out: only 20 entries contribute a value (composite.min_entries is 30)" in err

@@ -26,7 +26,7 @@ from lyss.aggregate.fingerprint import code_version
 from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
-from lyss.commands.score_report import render, score_value, scores_only
+from lyss.commands.score_report import null_reason, render, score_value, scores_only
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite
@@ -391,7 +391,7 @@ def run(args: argparse.Namespace) -> int:
         for block in blocks:
             for metric in shown:
                 if score_value(block, metric) is None:
-                    notes.note(f"{block['system']}: {metric} is nan: {block['null_reasons'].get(metric, 'no value')}")
+                    notes.note(f"{block['system']}: {metric} is nan: {null_reason(block, metric)}")
         print(scores_only(blocks, shown, fmt, args.width))
     else:
         print(render(blocks, fmt, args.sentence_level, args.width))

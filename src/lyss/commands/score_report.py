@@ -4,7 +4,8 @@ several: a list of blocks) and `tsv` (one row per system, or per system × segme
 The text of one system lists every score with its interval and every null with its reason; several systems
 become one table, a column per system under its short name, so that nothing is 150 columns of file paths.
 What all systems share (signatures, the oracle, reasons) is printed once. Warnings went to stderr as they
-arose (lyss.commands.plain_files.Notes): the text does not repeat them.
+arose (lyss.commands.plain_files.Notes): the text does not repeat them. `-b` prints the values alone, for
+scripts, as sacrebleu's -b does; `-w` sets the text's decimals.
 """
 
 import json
@@ -57,6 +58,18 @@ def score_value(block: dict, metric: str) -> float | None:
     if value is None and metric in _left_out(block):
         return block["withheld"][metric]
     return value
+
+
+def null_reason(block: dict, metric: str) -> str:
+    """Why -b prints nan for `metric`: its null reason; for the composite, what it is over and, grouped by
+    reason, the metrics measured but kept out of it."""
+    if metric in block["null_reasons"]:
+        return block["null_reasons"][metric]
+    kept: dict[str, list[str]] = {}
+    for key, reason in _left_out(block).items():
+        kept.setdefault(reason, []).append(key)
+    kept_out = [f"{', '.join(keys)} kept out: {reason}" for reason, keys in kept.items()]
+    return "; ".join([composite_line(block), *kept_out])
 
 
 def _rounded(value: float | None, width: int | None) -> float | None:
