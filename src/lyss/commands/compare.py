@@ -39,7 +39,8 @@ JSON_KEYS = ("system", "file", "metric", "score", "baseline_score", "delta", "ci
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "compare", help="paired significance tests of systems against a baseline (the first hypothesis file)",
+        "compare", allow_abbrev=False,  # a misspelt option is an error, never the prefix of another
+        help="paired significance tests of systems against a baseline (the first hypothesis file)",
         description="Compare systems with the paired bootstrap or approximate randomization, as sacrebleu "
         "does, on the LYSS metrics and composite; see docs/statistics.md.")
     add_common_arguments(parser)

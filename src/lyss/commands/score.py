@@ -328,13 +328,15 @@ def segments(data: ScoringInput, results: dict[str, MetricResult], weights: dict
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "score", help="score hypothesis files against references (the run card's scores block)",
+        "score", allow_abbrev=False,  # a misspelt option is an error, never the prefix of another
+        help="score hypothesis files against references (the run card's scores block)",
         description="Score plain text files (one segment per line) with the LYSS metrics and composite, "
         "as in a run card, with sacrebleu's options; see docs/metrics.md.")
     add_common_arguments(parser)
     parser.add_argument("--hypothesis", "--hypotheses", "-i", dest="hypotheses", type=Path, nargs="+",
-                        action="extend", required=True,
-                        help="system outputs, one segment per line (`-`: standard input); several give a table")
+                        action="extend",
+                        help="system outputs, one segment per line (`-`: standard input); several give a table; "
+                        "without -i, standard input when it is piped (`cat hyp | lyss score -r ref -l en-de`)")
     parser.add_argument("--score-only", "-b", action="store_true",
                         help="sacrebleu's flag: print only the values of the -m metrics (default: the composite), "
                         "one per line; several systems, a line each; nan for a null metric, its reason on stderr")
@@ -358,6 +360,7 @@ def run(args: argparse.Namespace) -> int:
     has_source = args.source is not None
     # what the command line says is checked first: a wrong option is the one line printed
     metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes, models_given(args))
+    args.hypotheses = args.hypotheses or [piped_stdin()]
     if args.score_only and args.sentence_level:
         raise InputError("--score-only", "prints corpus values only: drop -b to see -sl's per-segment values")
     if args.embedding_caveats and not has_source:
@@ -396,6 +399,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(blocks, fmt, args.sentence_level, args.width))
     return nothing_measured(blocks, metrics)
+
+
+def piped_stdin() -> Path:
+    """The hypothesis when -i is not given: standard input, as sacrebleu reads it, unless it is the terminal
+    (a forgotten -i would otherwise wait silently for typing)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError("--hypothesis", "give the system output with -i HYP, or pipe it to standard input")
+    return Path("-")
 
 
 def nothing_measured(blocks: list[dict], metrics: list[str]) -> int:

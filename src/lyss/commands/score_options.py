@@ -42,12 +42,53 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+# sacrebleu options that `lyss score`/`compare` do not take, and what to do instead: a sacrebleu user's habit
+# gets its answer in the error line, not only "unrecognized arguments".
+_DOWNLOADS_NOTHING = "LYSS downloads no test set: give its files (-s SRC -r REF -i HYP)"
+_FIXED_BY_THE_SPEC = "the LYSS spec fixes it at sacrebleu's default, which the metric's signature prints"
+SACREBLEU_ELSEWHERE = {
+    "--paired-bs": "paired tests are `lyss compare` (--test bs, its default)",
+    "--paired-ar": "paired tests are `lyss compare` (--test ar)",
+    "--paired-bs-n": "`lyss compare --n N`", "--paired-ar-n": "`lyss compare --test ar --n N`",
+    "--paired-jobs": "`lyss compare` needs no jobs option",
+    "-t": _DOWNLOADS_NOTHING, "--test-set": _DOWNLOADS_NOTHING, "--echo": _DOWNLOADS_NOTHING,
+    "--download": _DOWNLOADS_NOTHING, "--origlang": _DOWNLOADS_NOTHING, "--subset": _DOWNLOADS_NOTHING,
+    "-nr": "several references are several files: -r A B", "--num-refs": "several references are several files: -r A B",
+    "-e": "files are read as UTF-8", "--encoding": "files are read as UTF-8",
+    "--smooth-method": _FIXED_BY_THE_SPEC, "--smooth-value": _FIXED_BY_THE_SPEC, "-sv": _FIXED_BY_THE_SPEC,
+    "--chrf-char-order": _FIXED_BY_THE_SPEC, "-cc": _FIXED_BY_THE_SPEC, "--chrf-beta": _FIXED_BY_THE_SPEC,
+    "--chrf-whitespace": _FIXED_BY_THE_SPEC, "--ter-asian-support": _FIXED_BY_THE_SPEC,
+    "--ter-no-punct": _FIXED_BY_THE_SPEC, "--ter-normalized": _FIXED_BY_THE_SPEC,
+    "-q": "warnings go to stderr: add 2>/dev/null", "--quiet": "warnings go to stderr: add 2>/dev/null",
+    "-sh": "signatures are printed whole", "--short": "signatures are printed whole",
+}
+
+
+class Refused(argparse.Action):
+    """A sacrebleu option LYSS does not take, declared so that argparse does not read it as the prefix of one of
+    ours (sacrebleu's `-t wmt20` would otherwise be `-tok wmt20`): using it is the error with what to do instead."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        raise argparse.ArgumentError(self, SACREBLEU_ELSEWHERE[option_string])
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Make the parser's errors one line (what is wrong, and where the options are listed), exit status 2."""
+    """Make the parser's errors one line (what is wrong, and where the options are listed), exit status 2;
+    an option it does not know is named there, with what to do instead where it is a sacrebleu option."""
     def error(message: str):
         parser.exit(2, f"lyss: error: {parser.prog}: {message} (`{parser.prog} --help` lists the options)\n")
 
+    parse_known_args = parser.parse_known_args
+
+    def parse_all(args=None, namespace=None):  # the parent parser would only say "unrecognized arguments"
+        namespace, extras = parse_known_args(args, namespace)
+        if extras:
+            hints = [f"{flag}: {SACREBLEU_ELSEWHERE[flag]}" for flag in extras if flag in SACREBLEU_ELSEWHERE]
+            error(f"unrecognized arguments: {' '.join(extras)}" + "".join(f"; {hint}" for hint in hints))
+        return namespace, extras
+
     parser.error = error
+    parser.parse_known_args = parse_all
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +132,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", "-w", type=non_negative_int, action=Once, metavar="N",
                         help="sacrebleu's flag: digits after the decimal point of the scores printed as text "
                         "(default 4); json and tsv keep full precision")
+    parser.add_argument("--test-set", "-t", action=Refused, help=argparse.SUPPRESS)
     parser.add_argument("--format", "-f", choices=FORMATS, action=Once,
                         help="text (default), json or tsv")
     parser.add_argument("--json", action="store_true", help="the same as --format json")

@@ -1,7 +1,9 @@
-"""sacrebleu's output flags in `lyss score` and `lyss compare`: `-b` (the values only, for scripts) and `-w`
-(digits after the decimal point), with sacrebleu's own formatting (`Score.format`) as every golden string; and a
-reader that stops reading (`| head`) ends the command quietly."""
+"""What sacrebleu users type, in `lyss score` and `lyss compare`: `-b` (the values only, for scripts) and `-w`
+(digits after the decimal point), with sacrebleu's own formatting (`Score.format`) as every golden string; the
+hypothesis piped without -i; sacrebleu options LYSS lacks answered with what to do instead; and a reader that stops
+reading (`| head`) ends the command quietly."""
 
+import io
 import json
 import subprocess
 import sys
@@ -161,3 +163,37 @@ def test_score_only_says_why_the_composite_is_nan(files, capsys, tmp_path):
     assert code == 0 and out == "nan\n"
     assert "a: composite is nan: composite over no metric" in err
     assert "kept out: only 20 entries contribute a value (composite.min_entries is 30)" in err
+
+
+@pytest.mark.parametrize("command,argv,expected", [
+    ("score", ["--paired-bs"], "--paired-bs: paired tests are `lyss compare` (--test bs, its default)"),
+    ("compare", ["--paired-bs-n", "100"], "--paired-bs-n: `lyss compare --n N`"),
+    ("score", ["-t", "wmt20"], "argument --test-set/-t: LYSS downloads no test set: give its files"),
+    ("score", ["--smooth-method", "floor"], "--smooth-method: the LYSS spec fixes it at sacrebleu's default"),
+    ("score", ["-nr", "2"], "-nr: several references are several files: -r A B"),
+    ("score", ["--tok", "13a"], "unrecognized arguments: --tok 13a ("),  # no prefix of -tok/--tokenize is taken
+])
+def test_a_sacrebleu_option_lyss_lacks_is_one_error_line_saying_what_to_do(files, capsys, command, argv, expected):
+    paths, _, common = files
+    systems = [paths["a"], paths["b"]] if command == "compare" else [paths["a"]]
+    code, out, err = run(capsys, command, "-r", paths["ref"], "-i", *systems, "-l", "eng-spa", "-m", "bleu", *argv,
+                         *common)
+    assert code == 2 and out == ""
+    assert err.startswith(f"lyss: error: lyss {command}: ") and expected in err and err.count("\n") == 1
+
+
+def test_without_i_the_hypothesis_is_read_from_a_pipe_not_waited_for_at_a_terminal(files, capsys, monkeypatch):
+    """`cat hyp | lyss score -r ref -l …`, as sacrebleu reads it; at a terminal, an error instead of a silent wait."""
+    paths, texts, common = files
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(paths["a"].read_bytes()), encoding="utf-8"))
+    code, out, _ = run(capsys, "score", "-r", paths["ref"], "-l", "eng-spa", "-m", "chrF++", "-b", "-w", 2, *common)
+    assert code == 0 and out.strip() == sacrebleu_b("chrf_plus_plus", texts["a"], texts["ref"], 2)
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal())
+    code, out, err = run(capsys, "score", "-r", paths["ref"], "-l", "eng-spa", "-m", "chrF++", *common)
+    assert code == 2 and out == ""
+    assert "--hypothesis: give the system output with -i HYP, or pipe it to standard input" in err
