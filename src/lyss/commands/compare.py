@@ -28,6 +28,7 @@ from lyss.commands.score import (
     shared_embeddings,
 )
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
+from lyss.commands.score_report import decimals, format_number
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
 from lyss.significance import compare_pairs, coverage_notes, method_statistics, shared_composite_metrics
@@ -39,8 +40,7 @@ JSON_KEYS = ("system", "file", "metric", "score", "baseline_score", "delta", "ci
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "compare", allow_abbrev=False,  # a misspelt option is an error, never the prefix of another
-        help="paired significance tests of systems against a baseline (the first hypothesis file)",
+        "compare", help="paired significance tests of systems against a baseline (the first hypothesis file)",
         description="Compare systems with the paired bootstrap or approximate randomization, as sacrebleu "
         "does, on the LYSS metrics and composite; see docs/statistics.md.")
     add_common_arguments(parser)
@@ -61,26 +61,22 @@ def _rows(comparisons: list[dict], test: str, files: dict[str, str]) -> list[dic
              "ci_hi": r["ci_upper"], "p_value": r[key], "p_holm": r[f"{key}_holm"]} for r in comparisons]
 
 
-def _fmt(value, digits: int) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
 def _table(rows: list[dict], baseline: str, test: str, alpha: float, n: int, seed: int,
-           composite_note: str, digits: int = 4) -> str:
+           composite_note: str, digits: int) -> str:
     """The text report; `digits` (sacrebleu's -w) after the decimal point of scores, deltas and intervals."""
     header = ["metric", "system", "score", "delta", f"{100 * (1 - alpha):g}% CI of delta", f"p ({test})",
               "p (Holm)", ""]
     body = []
     for metric in dict.fromkeys(r["metric"] for r in rows):
         group = [r for r in rows if r["metric"] == metric]
-        body.append([metric, f"{baseline} (baseline)", _fmt(group[0]["baseline_score"], digits), "", "", "", "",
-                     ""])
+        body.append([metric, f"{baseline} (baseline)", format_number(group[0]["baseline_score"], digits),
+                     "", "", "", "", ""])
         for r in group:
             excludes_zero = r["ci_lo"] is not None and (r["ci_lo"] > 0 or r["ci_hi"] < 0)
             significant = r["p_holm"] < alpha and excludes_zero
-            body.append(["", r["system"], _fmt(r["score"], digits), f"{r['delta']:+.{digits}f}",
-                         f"[{_fmt(r['ci_lo'], digits)}, {_fmt(r['ci_hi'], digits)}]", _fmt(r["p_value"], 4),
-                         _fmt(r["p_holm"], 4), "*" if significant else ""])
+            interval = f"[{format_number(r['ci_lo'], digits)}, {format_number(r['ci_hi'], digits)}]"
+            body.append(["", r["system"], format_number(r["score"], digits), f"{r['delta']:+.{digits}f}", interval,
+                         format_number(r["p_value"], 4), format_number(r["p_holm"], 4), "*" if significant else ""])
     widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
              for row in [header, *body]]
@@ -160,6 +156,5 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "tsv":
         print(_tsv(rows))
     else:
-        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, composite_note,
-                     4 if args.width is None else args.width))
+        print(_table(rows, names[0], args.test, stats["alpha"], n, seed, composite_note, decimals(args.width)))
     return 0

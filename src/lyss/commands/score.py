@@ -328,8 +328,7 @@ def segments(data: ScoringInput, results: dict[str, MetricResult], weights: dict
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "score", allow_abbrev=False,  # a misspelt option is an error, never the prefix of another
-        help="score hypothesis files against references (the run card's scores block)",
+        "score", help="score hypothesis files against references (the run card's scores block)",
         description="Score plain text files (one segment per line) with the LYSS metrics and composite, "
         "as in a run card, with sacrebleu's options; see docs/metrics.md.")
     add_common_arguments(parser)

@@ -89,6 +89,7 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
 
     parser.error = error
     parser.parse_known_args = parse_all
+    parser.allow_abbrev = False  # a misspelt option is an error, never read as the prefix of another
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,7 +24,7 @@ def render(blocks: list[dict], fmt: str, sentence_level: bool, width: int | None
         return json.dumps(blocks[0] if len(blocks) == 1 else blocks, ensure_ascii=False, indent=2)
     if fmt == "tsv":
         return segments_tsv(blocks) if sentence_level else corpus_tsv(blocks)
-    digits = DECIMALS if width is None else width
+    digits = decimals(width)
     parts = [segments_text(blocks, width)] if sentence_level else []
     parts.append(single_text(blocks[0], digits) if len(blocks) == 1 else table_text(blocks, digits))
     return "\n\n".join(parts)
@@ -36,7 +36,7 @@ def scores_only(blocks: list[dict], metrics: list[str], fmt: str, width: int | N
     separated (json: a list of {"system", metric: value}). A metric measured but kept out of the composite
     (too few entries) prints its value; a null one, or one that fails its reference check, prints nan (json:
     null), its reason on stderr. tsv is the text of several systems; --ci adds the interval in text."""
-    digits = DECIMALS if width is None else width
+    digits = decimals(width)
     values = [[score_value(block, m) for m in metrics] for block in blocks]
     if fmt == "json":
         if len(blocks) == 1:
@@ -88,14 +88,20 @@ def _shown(value) -> bool:
     return value is not None and value != "" and not isinstance(value, dict)
 
 
-def _fmt(value, digits: int) -> str:
+def decimals(width: int | None) -> int:
+    """The digits after the decimal point of a score printed as text: sacrebleu's -w when given."""
+    return DECIMALS if width is None else width
+
+
+def format_number(value, digits: int) -> str:
+    """A value as text with `digits` decimals (a count as it is); an absent one as NOT_A_VALUE."""
     if value is None:
         return NOT_A_VALUE
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
 def _with_ci(key: str, scores: dict, digits: int) -> str:
-    shown = _fmt(scores.get(key), digits)
+    shown = format_number(scores.get(key), digits)
     ci = scores["confidence_intervals"].get(key)
     if ci and ci["ci_lower"] is not None and scores.get(key) is not None:
         shown += f" [{ci['ci_lower']:.{digits}f}, {ci['ci_upper']:.{digits}f}]"
@@ -128,7 +134,7 @@ def composite_line(block: dict) -> str:
 def _oracle_line(block: dict, digits: int) -> str:
     oracle = block["oracle"]
     tier = oracle["quality_tier"] or "no tier (selection)"
-    return f"reference (oracle): composite {_fmt(oracle['composite'], digits)}, {tier}"
+    return f"reference (oracle): composite {format_number(oracle['composite'], digits)}, {tier}"
 
 
 def _not_valid(block: dict, digits: int) -> list[str]:
@@ -206,7 +212,7 @@ def _table_cell(key: str, block: dict, digits: int) -> str:
     """The value, with its interval; a value measured but left out of the composite, plainly (its note says
     why)."""
     if key in _left_out(block):
-        return _fmt(block["withheld"][key], digits)
+        return format_number(block["withheld"][key], digits)
     return _with_ci(key, block["scores"], digits)
 
 
@@ -230,7 +236,7 @@ def segments_text(blocks: list[dict], width: int | None) -> str:
     for block in blocks:
         for row in block["segments"]:
             rows.append([*([block["system"]] if several else []), str(row["segment"]),
-                         *(_fmt(row.get(m), declaration(m, "decimals") if width is None else width)
+                         *(format_number(row.get(m), declaration(m, "decimals") if width is None else width)
                            for m in metrics)])
     return "\n".join(_columns(rows))
 
