@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lyss.embed import e5_calibration, e5_smoothing, embedders
+from lyss.embed import e5_calibration, e5_onnx, e5_smoothing, embedders
 from lyss.embed.e5_onnx import OnnxE5, batches
 
 pytest.importorskip("onnxruntime")
@@ -97,7 +97,8 @@ def test_a_texts_vector_does_not_depend_on_its_batch_to_the_bit(both):
         rows = shuffled[start:start + 3]
         in_threes[rows] = onnx.embed([sample[i] for i in rows])
     one_batch_at_a_time = OnnxE5(threads=1)
-    assert len(batches([len(w) for t in sample for w in one_batch_at_a_time.windows(t)])) > 2
+    found = batches([len(w) for t in sample for w in one_batch_at_a_time.windows(t)])
+    assert len(found) > 2 and max(map(len, found)) > 2  # batches of several windows, of one length each
     one_thread = one_batch_at_a_time.embed(sample)
     three_side_by_side = OnnxE5(threads=3).embed(sample)
     for other in (alone, in_threes, one_thread, three_side_by_side):
@@ -164,3 +165,12 @@ def test_forgetting_the_segmented_words_keeps_the_ids():
     weights.forget_words()
     assert weights._word_ids.cache_info().currsize == 0
     assert [weights.tokenize(text) for text in texts()] == first
+
+
+def test_batches_hold_windows_of_one_length_shortest_first_within_the_budget(monkeypatch):
+    """Nothing is padded (the module's docstring says why): a batch is windows of one length, as many as the
+    token budget takes, and a window longer than the budget is a batch alone."""
+    monkeypatch.setattr(e5_onnx, "TOKENS_PER_BATCH", 10)
+    lengths = [5, 3, 5, 5, 3, 12, 3, 3, 3]
+    found = [b.tolist() for b in batches(lengths)]
+    assert found == [[1, 4, 6], [7, 8], [0, 2], [3], [5]]

@@ -23,7 +23,7 @@ from lyss.commands.score import (
     models_given,
     needs_embeddings,
     reads_source,
-    score_metrics,
+    score_beside_embedding,
     scoring_input,
     shared_embeddings,
 )
@@ -126,8 +126,10 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, needs_embeddings(scored))
     for data in inputs.values():
         data.embeddings = embeddings
-    embed_all_texts(embeddings, inputs[names[0]], hypotheses, scored, options, misaligned_check=False)
-    per_system = {name: score_metrics(data, scored, options) for name, data in inputs.items()}
+    per_system = dict(zip(names, score_beside_embedding(
+        list(inputs.values()), scored, options, embeddings,
+        lambda: embed_all_texts(embeddings, inputs[names[0]], hypotheses, scored, options, misaligned_check=False)),
+        strict=True))
     shared, warning = shared_composite_metrics(per_system, weights)
     if warning:
         notes.warn(warning)

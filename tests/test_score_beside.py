@@ -1,0 +1,59 @@
+"""The metrics that read no vectors, scored in a forked child beside the embedding (lyss.commands.score_beside):
+the child's results are the scorer's, a failing child changes nothing but where they are computed, one core forks
+nothing, and `lyss score` prints the same bytes on one core (no child) as on two."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from plain_text_files import ROOT
+
+from lyss.commands.score_beside import ScoredBeside
+
+
+def scored_where(data, metrics):
+    """A result that says which process computed it."""
+    return {m: (os.getpid(), data, m) for m in metrics}
+
+
+def test_the_child_scores_the_metrics_and_sends_them_back():
+    beside = ScoredBeside(["a", "b"], ["chrf", "ter"], scored_where, cores=2)
+    first, second = beside.results(0), beside.results(1)
+    child = first["chrf"][0]
+    assert child != os.getpid()
+    assert first == {"chrf": (child, "a", "chrf"), "ter": (child, "a", "ter")}
+    assert second == {"chrf": (child, "b", "chrf"), "ter": (child, "b", "ter")}
+
+
+def test_a_failing_child_leaves_the_metrics_to_this_process():
+    parent = os.getpid()
+
+    def fails_in_the_child(data, metrics):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return scored_where(data, metrics)
+
+    beside = ScoredBeside(["a"], ["chrf"], fails_in_the_child, cores=2)
+    assert beside.results(0) == {"chrf": (parent, "a", "chrf")}
+
+
+def test_one_core_forks_nothing_and_leaves_every_metric_to_the_caller():
+    beside = ScoredBeside(["a"], ["chrf"], scored_where, cores=1)
+    assert beside.metrics == [] and beside._child is None and beside.results(0) == {}
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) pins a process to one core")
+def test_lyss_score_prints_the_same_with_and_without_the_child(files, tmp_path):
+    paths, _, common = files
+    lyss = [sys.executable, "-c", "import sys; from lyss.cli import main; sys.exit(main())"]
+    argv = ["score", "-s", paths["src"], "-r", paths["ref"], "-i", paths["a"], paths["c"], "-l", "eng-spa", *common,
+            "-m", "semantic_score,chrf_plus_plus,ter,code_switching_rate,orthographic_accuracy", "-f", "json"]
+    outputs = []
+    for name, pin in (("two_cores", []), ("one_core", ["taskset", "-c", "0"])):
+        env = {**os.environ, "LYSS_CACHE_DIR": str(tmp_path / name)}  # each run embeds and looks words up anew
+        done = subprocess.run([*pin, *lyss, *map(str, argv)], capture_output=True, text=True, env=env, cwd=ROOT,
+                              check=True)
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and '"semantic_score"' in outputs[0]
