@@ -778,6 +778,32 @@ def test_every_file_is_embedded_in_one_pass_before_the_metrics(files, capsys, mo
     assert f"{distinct}/{distinct}" in lines[-1], lines[-1]
 
 
+def test_the_sentences_a_metric_embeds_are_embedded_in_the_one_pass(files, tmp_path, capsys, monkeypatch):
+    """hallucination_rate embeds each output's and anchor's sentences too (its `extra_texts`): they join the one
+    pass, so no metric embeds anything after it."""
+    from test_embedding_files import CountingBackend, FakeTerminal
+
+    from lyss.embed import embedders
+
+    _, texts, common = files
+    lines = {name: [f"{a}. {b}." for a, b in zip(texts[name], texts[name][1:] + texts[name][:1], strict=True)]
+             for name in ("src", "ref", "a")}
+    for name, rows in lines.items():
+        (tmp_path / name).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    monkeypatch.setenv("LYSS_EMBEDDING_CACHE_MB", "0")
+    monkeypatch.setattr(embedders, "load_backend", lambda spec: CountingBackend())
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.__stderr__", terminal)
+    code, _, err = run(capsys, "score", "-r", tmp_path / "ref", "-i", tmp_path / "a", "-s", tmp_path / "src",
+                       "-l", "en-es", "-m", "semantic_score,hallucination_rate", *common)
+    assert code == 0, err
+    progress = [line for line in terminal.text.split("\r") if line]
+    assert {line.split(":")[0] for line in progress} == {"embed the sources, references and outputs"}
+    sentences = {f"{t}." for name in ("src", "ref", "a") for t in texts[name]}
+    distinct = len({t for rows in lines.values() for t in rows} | sentences)
+    assert f"{distinct}/{distinct}" in progress[-1], progress[-1]
+
+
 def test_no_pass_over_every_file_when_nothing_reads_them_from_the_shared_table(files, tmp_path, capsys, monkeypatch):
     """semantic_score with its own embedder (metric_options) and the misaligned_output caveat off: the shared table
     would be asked for nothing, so nothing is embedded ahead; semantic_score embeds with its own model."""

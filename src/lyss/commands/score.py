@@ -121,16 +121,20 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
 
 def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]],
                     metrics: list[str], options: dict, misaligned_check: bool) -> None:
-    """Every source, reference and output, embedded in one call before any metric asks, when the shared table
-    will be asked for all of them (by the misaligned_output caveat, or by a metric that embeds with the table's
-    model): one sorted set of texts makes fuller batches than the oracle's and each system's texts apart, and
-    one progress line; the metrics then find their vectors in the table."""
+    """Every source, reference and output (and what a metric embeds besides, its `extra_texts`), embedded in one
+    call before any metric asks, when the shared table will be asked for all of them (by the misaligned_output
+    caveat, or by a metric that embeds with the table's model): one sorted set of texts makes fuller batches than
+    the oracle's and each system's texts apart, and one progress line; the metrics then find their vectors in
+    the table."""
     readers = [m for m in metrics if declaration(m, "needs_embeddings")
                and uses_shared((options.get(m) or {}).get("embedder"), embeddings)]
     if embeddings is None or not (readers or misaligned_check):
         return
     sources = [e["source"] for e in base.entries]
     texts = [t for t in (*sources, *base.references, *(t for h in hypotheses for t in h)) if has_content(t)]
+    for metric in readers:  # and what a metric embeds besides (e.g. the sentences of the texts)
+        extra = declaration(metric, "extra_texts")
+        texts += [t for h in (base.references, *hypotheses) for t in extra(base.entries, h)] if extra else []
     label_embedding(embeddings, "the sources, references and outputs")
     embeddings.embed(texts)
 

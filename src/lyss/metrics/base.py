@@ -143,6 +143,9 @@ DECLARATION_DEFAULTS = {
     "cli_options": {},
     # Reads sentence vectors (lyss.embed.embedders), which the pipeline computes once per dataset (rule `embed`).
     "needs_embeddings": False,
+    # A function (entries, predictions) → the texts it embeds beyond whole sources, references and outputs (e.g.
+    # their sentences), so that `lyss score` embeds them with the rest in one pass (None: none).
+    "extra_texts": None,
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,
     # Needs a model the user provides (COMET): `lyss score` leaves it out of its defaults unless asked for.

@@ -372,6 +372,12 @@ class HallucinationRate:
     direction = "lower"
     ideal = 0.0
 
+    @staticmethod
+    def extra_texts(entries: list[dict], predictions: list[str]) -> list[str]:
+        """What `score` embeds: the outputs' sentences and the anchors (lyss.metrics.base: `extra_texts`)."""
+        return [*(s for p in predictions for s in sentences(p or "") if has_content(s)),
+                *(a for e in entries for a in alignment_anchors(e))]
+
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
         try:
