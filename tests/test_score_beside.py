@@ -1,7 +1,8 @@
-"""The metrics that read no vectors, scored in a forked child beside the embedding (lyss.commands.score_beside):
-the child's results are the scorer's, a failing child changes nothing but where they are computed, one core forks
-nothing, and `lyss score` prints the same bytes on one core (no child) as on two."""
+"""The metrics that read no vectors, scored in a child process beside the embedding (lyss.commands.score_beside):
+the child's results are the scorer's, a failing child changes nothing but where they are computed, one core starts
+no child, and `lyss score` prints the same bytes on one core (no child) as on two."""
 
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -27,19 +28,45 @@ def test_the_child_scores_the_metrics_and_sends_them_back():
     assert second == {"chrf": (child, "b", "chrf"), "ter": (child, "b", "ter")}
 
 
+def fails_in_a_child(data, metrics):
+    if multiprocessing.parent_process() is not None:
+        raise RuntimeError("the child fails")
+    return scored_where(data, metrics)
+
+
 def test_a_failing_child_leaves_the_metrics_to_this_process():
-    parent = os.getpid()
-
-    def fails_in_the_child(data, metrics):
-        if os.getpid() != parent:
-            raise RuntimeError("the child fails")
-        return scored_where(data, metrics)
-
-    beside = ScoredBeside(["a"], ["chrf"], fails_in_the_child, cores=2)
-    assert beside.results(0) == {"chrf": (parent, "a", "chrf")}
+    beside = ScoredBeside(["a"], ["chrf"], fails_in_a_child, cores=2)
+    assert beside.results(0) == {"chrf": (os.getpid(), "a", "chrf")}
 
 
-def test_one_core_forks_nothing_and_leaves_every_metric_to_the_caller():
+def test_a_scorer_that_cannot_be_sent_is_run_here():
+    beside = ScoredBeside(["a"], ["chrf"], lambda data, metrics: scored_where(data, metrics), cores=2)
+    assert beside._child is None and beside.results(0) == {"chrf": (os.getpid(), "a", "chrf")}
+
+
+def test_a_child_started_after_lingua_ran_here_does_not_hang(monkeypatch):
+    """A forked child inherits lingua's thread pool without its threads and waits for it forever; a fresh
+    interpreter does not."""
+    from lyss.metrics import langid
+
+    monkeypatch.setenv("LYSS_LOOKUP_CACHE", "0")  # lingua answers in both processes, none read from a store
+
+    detector = langid.pair_detector("eng", "deu")
+    langid.alone_source_words(detector, "eng", {"house", "Haus"})  # lingua's parallel call, in this process
+    beside = ScoredBeside([["the", "Haus"]], ["eng"], source_words, cores=2)
+    child = beside._child[0].pid
+    assert beside.results(0) == {"eng": (child, ["the"])}
+
+
+def source_words(words, metrics):
+    """Which words lingua gives the source language, read alone (a lingua call in the child)."""
+    from lyss.metrics import langid
+
+    detector = langid.pair_detector("eng", "deu")
+    return {m: (os.getpid(), sorted(langid.alone_source_words(detector, "eng", set(words)))) for m in metrics}
+
+
+def test_one_core_starts_no_child_and_leaves_every_metric_to_the_caller():
     beside = ScoredBeside(["a"], ["chrf"], scored_where, cores=1)
     assert beside.metrics == [] and beside._child is None and beside.results(0) == {}
 

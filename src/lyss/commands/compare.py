@@ -17,11 +17,11 @@ from lyss.commands.plain_files import Notes, language_cards, load_settings, read
 from lyss.commands.score import (
     choose_metrics,
     composite_scope,
-    embed_all_texts,
     metric_options,
     model_free_metrics,
     models_given,
     needs_embeddings,
+    one_pass_texts,
     reads_source,
     score_beside_embedding,
     scoring_input,
@@ -126,10 +126,9 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, needs_embeddings(scored))
     for data in inputs.values():
         data.embeddings = embeddings
-    per_system = dict(zip(names, score_beside_embedding(
-        list(inputs.values()), scored, options, embeddings,
-        lambda: embed_all_texts(embeddings, inputs[names[0]], hypotheses, scored, options, misaligned_check=False)),
-        strict=True))
+    texts = one_pass_texts(embeddings, inputs[names[0]], hypotheses, scored, options, misaligned_check=False)
+    per_system = dict(zip(names, score_beside_embedding(list(inputs.values()), scored, options, embeddings, texts),
+                          strict=True))
     shared, warning = shared_composite_metrics(per_system, weights)
     if warning:
         notes.warn(warning)

@@ -11,10 +11,10 @@ The scoring helpers here are shared with `lyss compare`; the output is lyss.comm
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 
@@ -119,35 +119,38 @@ def shared_embeddings(settings: dict, wanted: bool) -> Embeddings | None:
     return embeddings
 
 
-def embed_all_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]],
-                    metrics: list[str], options: dict, misaligned_check: bool) -> None:
-    """Every source, reference and output (and what a metric embeds besides, its `extra_texts`), embedded in one
-    call before any metric asks, when the shared table will be asked for all of them (by the misaligned_output
-    caveat, or by a metric that embeds with the table's model): one sorted set of texts makes fuller batches than
-    the oracle's and each system's texts apart, and one progress line; the metrics then find their vectors in
-    the table."""
+def one_pass_texts(embeddings: Embeddings | None, base: ScoringInput, hypotheses: list[list[str]],
+                   metrics: list[str], options: dict, misaligned_check: bool) -> list[str]:
+    """Every source, reference and output (and what a metric embeds besides, its `extra_texts`), to be embedded
+    in one call before any metric asks, when the shared table will be asked for all of them (by the
+    misaligned_output caveat, or by a metric that embeds with the table's model); else none. One sorted set of
+    texts makes fuller batches than the oracle's and each system's texts apart, and one progress line; the
+    metrics then find their vectors in the table."""
     readers = [m for m in metrics if declaration(m, "needs_embeddings")
                and uses_shared((options.get(m) or {}).get("embedder"), embeddings)]
     if embeddings is None or not (readers or misaligned_check):
-        return
+        return []
     sources = [e["source"] for e in base.entries]
     texts = [t for t in (*sources, *base.references, *(t for h in hypotheses for t in h)) if has_content(t)]
     for metric in readers:  # and what a metric embeds besides (e.g. the sentences of the texts)
         extra = declaration(metric, "extra_texts")
         texts += [t for h in (base.references, *hypotheses) for t in extra(base.entries, h)] if extra else []
-    label_embedding(embeddings, "the sources, references and outputs")
-    embeddings.embed(texts)
+    return texts
 
 
 def score_beside_embedding(inputs: list[ScoringInput], metrics: list[str], options: dict,
-                           embeddings: Embeddings | None, embed: Callable[[], None],
+                           embeddings: Embeddings | None, texts: list[str],
                            labels: list[str] | None = None) -> list[dict[str, MetricResult]]:
-    """Every metric of every input (in `metrics` order): those that read no vectors in a child process while
-    `embed()` runs here (lyss.commands.score_beside), the others here after it, each input under its progress
-    `labels`. Without embeddings there is nothing to run beside, and everything is scored here."""
-    vectorless = [m for m in metrics if not declaration(m, "needs_embeddings")] if embeddings else []
-    beside = ScoredBeside(inputs, vectorless, lambda data, chosen: score_metrics(data, chosen, options), cores())
-    embed()
+    """Every metric of every input (in `metrics` order) after `texts` are embedded in one pass (one_pass_texts).
+    When some of them must be computed, the metrics that read no vectors are scored meanwhile in a child process
+    (lyss.commands.score_beside), the others here after the pass; when the store on disk has them all, there is
+    no wait to fill and everything is scored here. Each input is scored under its progress `labels`."""
+    pending = embeddings.uncached(texts) if embeddings is not None and texts else []
+    vectorless = [m for m in metrics if not declaration(m, "needs_embeddings")] if pending else []
+    beside = ScoredBeside(inputs, vectorless, functools.partial(score_metrics, options=options), cores())
+    if pending:
+        label_embedding(embeddings, "the sources, references and outputs")
+        embeddings.embed(pending)
     here = [m for m in metrics if m not in beside.metrics]
     scored = []
     for i, data in enumerate(inputs):
@@ -416,10 +419,9 @@ def run(args: argparse.Namespace) -> int:
     base.embeddings = embeddings
     systems = [dataclasses.replace(base, predictions=list(h), raw_predictions=list(h)) for h in hypotheses]
     misaligned_check = plain(typed.caveats)["thresholds"].get("misaligned_output") is not None
-    scored = score_beside_embedding(
-        [oracle_input(base), *systems], metrics, run_.options, embeddings,
-        lambda: embed_all_texts(embeddings, base, hypotheses, metrics, run_.options, misaligned_check),
-        ["the references (oracle check)", *names])
+    texts = one_pass_texts(embeddings, base, hypotheses, metrics, run_.options, misaligned_check)
+    scored = score_beside_embedding([oracle_input(base), *systems], metrics, run_.options, embeddings, texts,
+                                    ["the references (oracle check)", *names])
     oracle = oracle_check(run_, base, scored[0])
     blocks = [{"system": name, "file": str(path), **score_system(run_, data, oracle, notes, scored[i])}
               for i, (name, path, data) in enumerate(zip(names, args.hypotheses, systems, strict=True), start=1)]

@@ -212,14 +212,20 @@ class Embeddings:
     def missing(self, texts) -> list[str]:
         return list(dict.fromkeys(t for t in texts if t not in self._vectors))
 
-    def embed(self, texts) -> np.ndarray:
-        texts = list(texts)
+    def uncached(self, texts) -> list[str]:
+        """The distinct texts of `texts` that neither this table nor the store on disk knows (those the store
+        knows join the table): what `embed` would send to the model."""
         new = self.missing(texts)
         if new and self.cache is not None:
             stored = self.cache.get(new)
             self._vectors.update(stored)
             self.from_cache += len(stored)
             new = [t for t in new if t not in stored]
+        return new
+
+    def embed(self, texts) -> np.ndarray:
+        texts = list(texts)
+        new = self.uncached(texts)
         if new:
             new.sort(key=len)  # a backend call's texts in length order, as its batches take them
             progress = Progress(len(new), self.label, summary=False)
