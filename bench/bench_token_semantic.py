@@ -50,7 +50,8 @@ import human_agreement as ha
 import numpy as np
 
 from lyss.commands.plain_files import Notes, language_cards, load_settings
-from lyss.embed.e5_onnx import OnnxE5, batches, build_model, cores
+from lyss.cpu import cores
+from lyss.embed.e5_onnx import OnnxE5, batches, build_model
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.evidence.correlate import CorrelationOptions, correlation_table, levels_for
 from lyss.evidence.orientation import COMPOSITE

@@ -29,7 +29,7 @@ from lyss.commands.plain_files import Notes, language_cards, load_settings, read
 from lyss.commands.score_beside import ScoredBeside
 from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import null_reason, render, score_value, scores_only
-from lyss.embed.e5_onnx import cores
+from lyss.cpu import cores
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite

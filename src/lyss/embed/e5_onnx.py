@@ -40,11 +40,11 @@ barely speeds up, and two batches at once embed 1.2× the texts a second of one 
 (docs/performance.md). A vector does not depend on the thread count either (tests/test_embedders.py).
 """
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from lyss.cpu import cores
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
 
@@ -54,12 +54,6 @@ LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for t
 GELU_FLOOR = 0.17  # GELU(x) ≥ −0.16997 (at x ≈ −0.75)
 SMOOTHED = ("qkv", "fi")  # those of a LayerNorm's output, where the outlier channels are
 SINK_IN_FLOAT = ("qkv",)  # products whose <s> row is multiplied in float32 (docs/performance.md: measured per product)
-
-
-def cores() -> int:
-    """The cores this process may run on (a SLURM job's allocation, a container's quota by affinity), which
-    onnxruntime's own default (the machine's physical cores) does not see."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class _Graph:
