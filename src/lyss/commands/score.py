@@ -147,7 +147,8 @@ def score_beside_embedding(inputs: list[ScoringInput], metrics: list[str], optio
     no wait to fill and everything is scored here. Each input is scored under its progress `labels`."""
     pending = embeddings.uncached(texts) if embeddings is not None and texts else []
     vectorless = [m for m in metrics if not declaration(m, "needs_embeddings")] if pending else []
-    beside = ScoredBeside(inputs, vectorless, functools.partial(score_metrics, options=options), cores())
+    unembedded = [dataclasses.replace(data, embeddings=None) for data in inputs]  # the child needs no vectors
+    beside = ScoredBeside(unembedded, vectorless, functools.partial(score_metrics, options=options), cores())
     if pending:
         label_embedding(embeddings, "the sources, references and outputs")
         embeddings.embed(pending)
@@ -180,17 +181,12 @@ def metric_options(settings: dict, args: argparse.Namespace) -> dict[str, dict]:
     return options
 
 
-def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None = None,
-                  scored: dict[str, MetricResult] | None = None) -> dict[str, MetricResult]:
+def score_metrics(data: ScoringInput, metrics: list[str], options: dict | None = None) -> dict[str, MetricResult]:
     """Each metric by the plugin the target card declares for it, else the generic one (as rule `score`),
-    with its own options; a metric that uses one reference of several says so in its details. Those in
-    `scored` (computed beside the embedding: lyss.commands.score_beside) are taken as they are."""
+    with its own options; a metric that uses one reference of several says so in its details."""
     results = {}
     n_refs = len(data.reference_streams)
     for metric in metrics:
-        if scored and metric in scored:
-            results[metric] = scored[metric]
-            continue
         own = dataclasses.replace(data, options=(options or {}).get(metric, {}))
         plugin = resolve_metric(metric, data.target_card, source="--metrics")
         result = plugin.score(own)
@@ -291,12 +287,11 @@ def oracle_input(data: ScoringInput) -> ScoringInput:
     return dataclasses.replace(data, predictions=data.references, raw_predictions=data.references)
 
 
-def oracle_check(run: Run, data: ScoringInput, scored: dict[str, MetricResult] | None = None) -> dict:
-    """The reference scored as if it were the hypothesis (docs/oracle.md): its results, which every system's
-    card is checked against, and its block: its composite and tier, and the reference check of every metric
-    (a failing one is not valid on these files). `scored`: results computed already (score_metrics)."""
+def oracle_check(run: Run, data: ScoringInput, results: dict[str, MetricResult]) -> dict:
+    """The reference scored as if it were the hypothesis (docs/oracle.md): its `results` (of oracle_input),
+    which every system's card is checked against, and its block: its composite and tier, and the reference check
+    of every metric (a failing one is not valid on these files)."""
     oracle = oracle_input(data)
-    results = score_metrics(oracle, run.metrics, run.options, scored)
     card = plain_card(dataclasses.replace(run, ci=False), oracle, Method("reference", {"kind": "reference"}),
                       results, results)
     weights = run.settings.composite.profiles[run.profile]
@@ -305,12 +300,10 @@ def oracle_check(run: Run, data: ScoringInput, scored: dict[str, MetricResult] |
                                           "reference_check": card["reference_check"]}}
 
 
-def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes,
-                 scored: dict[str, MetricResult] | None = None) -> dict:
-    """One system's block: its card's scores (a selection's composite without a tier), how the composite was
-    made, signatures, caveats, intervals. `scored`: results computed already (score_metrics)."""
+def score_system(run: Run, data: ScoringInput, oracle: dict, notes: Notes, results: dict[str, MetricResult]) -> dict:
+    """One system's block from its metric `results`: its card's scores (a selection's composite without a
+    tier), how the composite was made, signatures, caveats, intervals."""
     metrics = run.metrics
-    results = score_metrics(data, metrics, run.options, scored)
     card = plain_card(run, data, Method("system", {"kind": "precomputed"}), results, oracle["results"])
     # the card's other warnings are shown apart: skipped caveats below, missing language cards already
     for warning in card["warnings"]:

@@ -7,16 +7,15 @@ run beside it, in a child process started before it. A process, not a thread: bo
 only take turns on the interpreter's lock. A fresh interpreter (multiprocessing's "spawn"), not a fork: a fork
 inherits the locks and thread pools of whatever ran before in this process (lingua's pool, in a test or a
 library caller that scored before, leaves a forked child waiting forever), while a fresh one starts with none,
-and its start-up (≈ 0.5 s) runs while this process loads the model. The child gets the inputs without their
-vector table, writes its lookup answers to the shared store (lyss.metrics.lookups), and sends its results back
-pickled through a pipe.
+and its start-up (≈ 0.5 s) runs while this process loads the model. The child gets the inputs pickled (the
+caller gives them without their vector table), writes its lookup answers to the shared store
+(lyss.metrics.lookups), and sends its results back pickled through a pipe.
 
 Where the child cannot be started or fails in any way, this process scores those metrics itself, so an error is
 the one a run without the child would show. The results are the same either way (the same functions on the same
 inputs); tests/test_score_beside.py compares `lyss score`'s output with and without the child.
 """
 
-import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -55,9 +54,7 @@ class ScoredBeside:
     def _start(self) -> None:
         context = multiprocessing.get_context("spawn")
         receiver, sender = context.Pipe(duplex=False)
-        unembedded = [dataclasses.replace(data, embeddings=None) if dataclasses.is_dataclass(data) else data
-                      for data in self.inputs]
-        child = context.Process(target=_score_in_child, args=(self.scorer, unembedded, self.metrics, sender),
+        child = context.Process(target=_score_in_child, args=(self.scorer, self.inputs, self.metrics, sender),
                                 daemon=True)
         try:
             child.start()

@@ -375,8 +375,9 @@ class HallucinationRate:
     @staticmethod
     def extra_texts(entries: list[dict], predictions: list[str]) -> list[str]:
         """What `score` embeds: the outputs' sentences and the anchors (lyss.metrics.base: `extra_texts`)."""
-        return [*(s for p in predictions for s in sentences(p or "") if has_content(s)),
-                *(a for e in entries for a in alignment_anchors(e))]
+        to_align, anchor_texts = _alignment_texts([sentences(p or "") for p in predictions],
+                                                  [alignment_anchors(e) for e in entries])
+        return [*to_align, *anchor_texts]
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
@@ -425,10 +426,9 @@ class HallucinationRate:
     def _best_cosines(embedder, anchors: list[list[str]], output_sentences: list[list[str]]) -> list[list[float]]:
         """For each output sentence, its best cosine with one of its entry's anchors (source and reference,
         whole and by sentence); 1.0 for a sentence without letters or digits (nothing to align)."""
-        to_embed = list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s)))
+        to_embed, anchor_texts = _alignment_texts(output_sentences, anchors)
         if not to_embed:
             return [[1.0] * len(row) for row in output_sentences]
-        anchor_texts = list(dict.fromkeys(a for row in anchors for a in row))
         vectors = dict(zip(to_embed, embedder.embed(to_embed), strict=True))
         anchor_vectors = dict(zip(anchor_texts, embedder.embed(anchor_texts), strict=True))
         out = []
@@ -437,6 +437,12 @@ class HallucinationRate:
             out.append([float(cosine_matrix(vectors[s][None, :], source_matrix).max()) if s in vectors else 1.0
                         for s in row])
         return out
+
+
+def _alignment_texts(output_sentences: list[list[str]], anchors: list[list[str]]) -> tuple[list[str], list[str]]:
+    """Each once: the output sentences to align (those with letters or digits) and the anchors."""
+    return (list(dict.fromkeys(s for row in output_sentences for s in row if has_content(s))),
+            list(dict.fromkeys(a for row in anchors for a in row)))
 
 
 def name_evidence(card: dict) -> str:
