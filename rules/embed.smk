@@ -1,6 +1,7 @@
 # Sentence vectors, once per dataset × text field (src/lyss/embed/__init__.py); read by the embedding
 # metrics (rules score_cpu, score) and the misaligned_output caveat (rule aggregate). No target when no configured
 # metric embeds.
+from lyss.embed import CORPUS_FIELDS
 from lyss.metrics import get_metric
 
 EMBEDDING_BACKEND = SETTINGS.embeddings.backend
@@ -41,20 +42,24 @@ def method_embeddings(wildcards):
     return embedding_files(wildcards.dataset, wildcards.method)
 
 
-ruleorder: embed_corpus_field > embed_method
+ruleorder: embed_corpus > embed_method
 
 
-rule embed_corpus_field:
-    """The source or reference texts of a dataset (the `reference` method's output is this file too)."""
+rule embed_corpus:
+    """The source and reference texts of a dataset, in one job: the model is loaded once for both (the
+    `reference` method's output is the reference file)."""
     input:
         corpus="results/corpora/{dataset}.jsonl",
     output:
-        vectors="results/embeddings/{dataset}/{field}.npy",
-        ids="results/embeddings/{dataset}/{field}.ids.json",
+        vectors=[
+            f"results/embeddings/{{dataset}}/{field}.npy" for field in CORPUS_FIELDS
+        ],
+        ids=[
+            f"results/embeddings/{{dataset}}/{field}.ids.json"
+            for field in CORPUS_FIELDS
+        ],
     log:
-        "results/logs/embed/{dataset}/{field}.log",
-    wildcard_constraints:
-        field="source|reference",
+        "results/logs/embed/{dataset}/corpus.log",
     threads: 2
     resources:
         mem_mb=2000,
@@ -77,10 +82,14 @@ rule embed_method:
             "results/embeddings/{dataset}/reference.npy",
         ],
     output:
-        vectors="results/embeddings/{dataset}/{method}.npy",
-        ids="results/embeddings/{dataset}/{method}.ids.json",
+        # lists, as rule embed_corpus's: scripts/embed.py writes each file of `vectors`
+        vectors=["results/embeddings/{dataset}/{method}.npy"],
+        ids=["results/embeddings/{dataset}/{method}.ids.json"],
     log:
         "results/logs/embed/{dataset}/{method}.log",
+    # before the score jobs that are ready: every score job of the method waits for this file, and on two cores
+    # the last method's vectors came after three score jobs (docs/performance.md)
+    priority: 1
     threads: 2
     resources:
         mem_mb=2000,

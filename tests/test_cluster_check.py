@@ -181,8 +181,8 @@ def shipped_groups() -> dict:
 def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_path, fake_slurm):
     """A job group asks SLURM for its jobs' summed run time, not any rule's. The shipped groups on the 60-minute
     cpu partition, from the runtimes the rules declare (minutes; `cores: 2`, so two 1-thread jobs of a level run
-    side by side, a 2-thread one alone): corpus = prep 30, then the source and reference vectors (2 threads)
-    120 + 120 = 270; method (two chains) = translate 120, postprocess 30, embed_method (2 threads) 2 × 120,
+    side by side, a 2-thread one alone): corpus = prep 30, then the source and reference vectors (one 2-thread
+    job) 120 = 150; method (two chains) = translate 120, postprocess 30, embed_method (2 threads) 2 × 120,
     score_cpu 120 = 510; cards = 6 aggregates, 3 layers × 30 = 90. Studies (4 validate jobs, 2 layers × 30 = 60),
     summary (significance 30, skipped 5, report 15 = 50) and the evidence (validate_dataset 30 + plots 15 + its
     index, which declares no runtime) fit the hour."""
@@ -192,7 +192,7 @@ def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_p
     assert problems[0].endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
     asked = {re.search(r"job group '(\w+)'", p).group(1): int(re.search(r"runtime=(\d+)", p).group(1))
              for p in problems[1:]}
-    assert asked == {"corpus": 30 + 120 + 120, "method": 120 + 30 + 2 * 120 + 120, "cards": 3 * 30}
+    assert asked == {"corpus": 30 + 120, "method": 120 + 30 + 2 * 120 + 120, "cards": 3 * 30}
     assert all("field 'groups'" in p and "partition 'cpu' allows 60 minutes" in p for p in problems[1:])
 
 
@@ -227,7 +227,7 @@ def test_the_dry_run_listing_is_read_job_by_job():
         resources: tmpdir=/tmp, mem_mb=1000, mem=1 GB, runtime=30
 
     [Thu Dec  3 15:50:03 2026]
-    rule embed_corpus_field:
+    rule embed_corpus:
         input: results/a.jsonl
         output: results/a.npy
         threads: 2
@@ -239,7 +239,7 @@ rule report:
     [(name, jobs)] = cluster_groups.parse_dry_run(listing)
     assert name == "corpus"
     assert [(j.rule, j.threads, j.runtime, j.mem_mb) for j in jobs] == [("prep", 1, 30, 1000),
-                                                                         ("embed_corpus_field", 2, 120, 2000)]
+                                                                         ("embed_corpus", 2, 120, 2000)]
     assert jobs[0].outputs == {"results/a.jsonl", "results/a.meta.json"} and jobs[1].inputs == {"results/a.jsonl"}
 
 

