@@ -50,9 +50,7 @@ import human_agreement as ha
 import numpy as np
 
 from lyss.commands.plain_files import Notes, language_cards, load_settings
-from lyss.cpu import cores
-from lyss.embed.e5_onnx import OnnxE5, batches, build_model
-from lyss.embed.e5_smoothing import load_exponents
+from lyss.embed.e5_onnx import OnnxE5, batches
 from lyss.evidence.correlate import CorrelationOptions, correlation_table, levels_for
 from lyss.evidence.orientation import COMPOSITE
 from lyss.metrics.base import MetricResult
@@ -64,29 +62,14 @@ SEMANTIC = "semantic_score"
 
 
 class TokenEncoder:
-    """Last-layer token vectors of the project's embedder: its own ONNX graph (lyss.embed.e5_onnx) with the
-    last layer, which the library only mean-pools, exposed as a second output. Built here, not in the
-    library: measurement only, so the library's graph, its sentence vectors and their cache identity stay
-    as they are. Batches as the library's (ascending lengths, padded to a multiple of 8, a lone window run
-    beside a copy of itself); E5's `query:` prefix, <s> and </s> go through the model but are left out of
-    the result (BERTScore leaves special tokens out; the prefix would match across any two texts)."""
+    """Last-layer token vectors of the project's embedder (lyss.embed.e5_onnx), whose graph outputs the last
+    layer and averages it outside the graph. Batches as the library's (windows of one length); E5's `query:`
+    prefix, <s> and </s> go through the model but are left out of the result (BERTScore leaves special tokens
+    out; the prefix would match across any two texts)."""
 
     def __init__(self):
-        import onnx
-        import onnxruntime
-        from onnx import TensorProto, helper
-
-        self.embedder = OnnxE5()  # its windows, inputs and batching; the session below adds the token output
+        self.embedder = OnnxE5()  # its windows, inputs, batching and last-layer output
         self.weights = self.embedder.weights
-        model = onnx.load_from_string(build_model(self.weights, load_exponents()))
-        last = [n for n in model.graph.node if n.op_type == "LayerNormalization"][-1].output[0]
-        model.graph.output.append(helper.make_tensor_value_info(last, TensorProto.FLOAT,
-                                                                ["batch", "tokens", self.weights.hidden]))
-        self.output = last
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads, options.inter_op_num_threads = cores(), 1
-        self.session = onnxruntime.InferenceSession(model.SerializeToString(), options,
-                                                    providers=["CPUExecutionProvider"])
         self.prefix = self.weights.tokenize("")[:-1]  # "▁que", "ry", ":"; a text's first token starts with "▁"
 
     def token_vectors(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -98,7 +81,7 @@ class TokenEncoder:
                 owners.append(i)
         pieces = [None] * len(windows)
         for batch in batches([len(w) for w in windows]):
-            layer = self.embedder.run([windows[j] for j in batch], self.output, self.session)
+            layer = self.embedder.run([windows[j] for j in batch])
             for row, j in enumerate(batch):
                 pieces[j] = layer[row, 1:len(windows[j]) - 1]
         by_text = [[] for _ in texts]

@@ -29,11 +29,13 @@ languages.
 A text's vector does not depend on the texts batched with it, to the bit (tests/test_embedders.py), which
 the embedding cache needs: a vector read from it must equal the one this run would compute. The integer
 products are exact; onnxruntime's float sums over the token axis round differently with the padded length,
-and a batch of one window takes other kernels than a batch of two. So a batch holds windows of one length and
-nothing is padded (a window's sums over tokens are always over its own tokens, whatever its batch), and a lone
-window runs beside a copy of itself. Without padding there is no mask either: the padding's tokens (10% of
-them on TED, where the batches were padded to multiples of 8) and the mask's passes over the attention scores
-are work no longer done (docs/performance.md).
+and its ReduceMean sums a batch of one window in another order than a batch of two. So a batch holds windows of
+one length and nothing is padded (a window's sums over tokens are always over its own tokens, whatever its
+batch), and the graph ends at the last layer: the mean over each window's tokens is numpy's, in float64, the same
+sums for a window alone as in any batch (a lone window used to run beside a copy of itself, which cost 7–27% of
+the tokens of 200-sentence African test sets twice, docs/performance.md). Without padding there is no mask
+either: the padding's tokens (10% of them on TED, where the batches were padded to multiples of 8) and the
+mask's passes over the attention scores are work no longer done (docs/performance.md).
 
 The cores are used by running batches side by side, one per core, each on one thread of one session, rather than
 one batch at a time on all cores: most of a batch's operators are small element-wise passes that a second thread
@@ -50,6 +52,7 @@ from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
 from lyss.embed.graph_cache import cached_graph
 
+LAST = "last"  # the graph's output: the last layer, every token
 # tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
 TOKENS_PER_BATCH = 512
 LEVELS = 127  # int8 codes −127…127 (symmetric), stored as uint8 + 128 for the u8×s8 kernels
@@ -114,7 +117,8 @@ def tap(group: str) -> str:
 
 def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> bytes:
     """The encoder as a serialised ONNX model: inputs `x` (batch, tokens, hidden) = word + position + type
-    embeddings of windows of one length (nothing padded, so nothing masked); output `pooled` = mean of the last layer.
+    embeddings of windows of one length (nothing padded, so nothing masked); output `LAST` = the last layer
+    (batch, tokens, hidden), which `OnnxE5.pooled` averages over the tokens.
 
     `exponents` (group → one int per input channel, `lyss.embed.e5_smoothing`) gives the int8 graph; None
     gives the float32 graph of the same weights, which also outputs every product's input (`tap`): the
@@ -153,8 +157,8 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> 
         x = layer_norm(g.op("Add", [x, product(context, f"l{i}.ao")]), f"l{i}.aln")
         inner = g.op("Gelu", [product(x, f"l{i}.fi")], domain="com.microsoft")
         x = layer_norm(g.op("Add", [x, product(inner, f"l{i}.fo")]), f"l{i}.oln")
-    g.op("ReduceMean", [x], axes=[1], keepdims=0, output="pooled")
-    outputs = [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", hidden])]
+    g.op("Identity", [x], output=LAST)
+    outputs = [helper.make_tensor_value_info(LAST, TensorProto.FLOAT, ["batch", "tokens", hidden])]
     outputs += [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in taps]
     graph = helper.make_graph(
         g.nodes, "multilingual-e5-small",
@@ -203,10 +207,10 @@ class OnnxE5:
                 windows.append(window)
                 owners.append(i)
                 weights_.append(max(len(window) - 2, 1))
-        pooled = np.zeros((len(windows), self.dim), dtype=np.float32)
+        pooled = np.zeros((len(windows), self.dim), dtype=np.float64)
 
         def embed_batch(batch: np.ndarray) -> None:
-            pooled[batch] = self.run([windows[j] for j in batch])
+            pooled[batch] = self.pooled([windows[j] for j in batch])
 
         found = batches([len(w) for w in windows])
         if self.workers > 1 and len(found) > 1:  # onnxruntime runs one session's calls side by side safely
@@ -216,7 +220,7 @@ class OnnxE5:
             for batch in found:
                 embed_batch(batch)
         out = np.zeros((len(texts), self.dim), dtype=np.float64)
-        np.add.at(out, owners, pooled * np.asarray(weights_, dtype=np.float32)[:, None])
+        np.add.at(out, owners, pooled * np.asarray(weights_, dtype=np.float64)[:, None])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return (out / np.maximum(norms, 1e-6)).astype(np.float32)
 
@@ -228,12 +232,14 @@ class OnnxE5:
         x = self.weights.word_vectors(ids) + self._positions[:ids.shape[1]] + self._token_type
         return {"x": x.astype(np.float32)}
 
-    def run(self, windows: list[list[int]], output: str = "pooled", session=None) -> np.ndarray:
-        """Output `output` of `session` (default: this embedder's) for a batch of windows; a lone window runs
-        beside a copy of itself (the module's docstring says why)."""
-        if len(windows) == 1:
-            return self.run(windows * 2, output, session)[:1]
+    def run(self, windows: list[list[int]], output: str = LAST, session=None) -> np.ndarray:
+        """Output `output` of `session` (default: this embedder's) for a batch of windows of one length."""
         return (session or self.session).run([output], self.inputs(windows))[0]
+
+    def pooled(self, windows: list[list[int]]) -> np.ndarray:
+        """Each window's last layer averaged over its tokens, (batch, hidden) float64: numpy's sums, which do not
+        depend on the batch (the module's docstring says why the graph does not average)."""
+        return self.run(windows).mean(axis=1, dtype=np.float64)
 
 
 def batches(lengths: list[int]) -> list[np.ndarray]:
