@@ -50,14 +50,13 @@ def aggregate_run(files: RunFiles, method: str, settings: "CardSettings") -> dic
     from lyss.aggregate.validation_status import load_evidence, load_raters
     from lyss.embed.embedders import embeddings_from_files
     from lyss.io import iter_jsonl, read_json, write_json_atomic
-    from lyss.languages import load_cards
+    from lyss.languages import card_for
     from lyss.prep.corpus import read_prepared
     from lyss.translate.jobs import timed_records
 
     corpus_meta = read_json(files.meta)
     dataset = corpus_meta["dataset"]
     records, elapsed_seconds, untimed = timed_records([r for _, r in iter_jsonl(files.translations)], files.timing)
-    cards = load_cards(settings.languages_dir)
     codes = (dataset["source_lang"], dataset["target_lang"])
     embeddings = (embeddings_from_files(files.embeddings, settings.embeddings.backend)
                   if files.embeddings else None)
@@ -69,7 +68,7 @@ def aggregate_run(files: RunFiles, method: str, settings: "CardSettings") -> dic
         entries=read_prepared(files.corpus),
         translation=Translation(records, elapsed_seconds, untimed),
         settings=settings,
-        cards={code: cards.get(code) for code in codes},
+        cards={code: card_for(code, settings.languages_dir) for code in codes},  # not the folder's ~70 cards
         embeddings=embeddings,
         evidence=load_evidence(files.evidence, dataset["language_pair"]),
         review=read_json(files.review[0]) if files.review else None,

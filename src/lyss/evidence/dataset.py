@@ -35,7 +35,7 @@ from lyss.evidence.correlate import (
 from lyss.evidence.orientation import COMPOSITE, agrees, as_compared, direction_of, oriented
 from lyss.evidence.raters import RATERS_FILE, rater_verdict
 from lyss.io import read_json, write_json_atomic
-from lyss.languages import load_cards
+from lyss.languages import card_for
 from lyss.metrics.files import read_metric_result
 from lyss.settings import Composite, Stats, thaw
 from lyss.stats import CorpusStatistic, joint
@@ -238,7 +238,7 @@ def validate_pipeline_dataset(*, human_csv, corpus_meta_path, metric_paths, lang
     """The pipeline step: the composite with the weight profile the run cards of this dataset use, its
     statistics on `workers` threads (the job's cores)."""
     dataset = read_json(corpus_meta_path)["dataset"]
-    target_card = load_cards(languages_dir).get(dataset["target_lang"])
+    target_card = card_for(dataset["target_lang"], languages_dir)
     _, weights = profile_weights(composite, target_card)
     draws = CorrelationOptions(resamples=stats.bootstrap_resamples, seed=stats.seed, alpha=stats.alpha,
                                workers=workers)
