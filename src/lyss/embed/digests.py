@@ -12,11 +12,8 @@ MODEL_CODE = ("e5_onnx.py", "e5_weights.py", "e5_smoothing.py", "e5-small-smooth
 
 @functools.cache
 def file_digest(path: str) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
+        return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
 
 
 def code_digest(*names: str) -> str:

@@ -9,10 +9,7 @@ The folder keeps the current version of each graph (an older one is deleted when
 turned off with the vector store (`LYSS_EMBEDDING_CACHE_MB=0`); a folder that cannot be written is skipped.
 """
 
-import contextlib
-import os
 import sys
-import threading
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +17,7 @@ from pathlib import Path
 from lyss.cachedir import cache_root
 from lyss.embed.cache import bound_bytes
 from lyss.embed.digests import MODEL_CODE, code_digest, file_digest
+from lyss.io import atomic_path
 
 
 def graph_path(name: str, weights_path: str) -> Path:
@@ -39,16 +37,12 @@ def cached_graph(name: str, weights_path: str, build: Callable[[], bytes]) -> by
     except OSError:
         pass
     graph = build()
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")  # created with the umask's mode
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(graph)
-        os.replace(partial, path)  # whole or absent: a job reading at the same time never sees half a graph
+        with atomic_path(path) as partial:  # whole or absent: a job reading at the same time never sees half a graph
+            partial.write_bytes(graph)
         for old in path.parent.glob(f"{name}-*.onnx"):
             if old != path:
                 old.unlink(missing_ok=True)
     except OSError as err:
-        with contextlib.suppress(OSError):
-            partial.unlink()
         print(f"lyss: warning: embedder graph not kept in {path.parent} ({err})", file=sys.stderr)
     return graph
