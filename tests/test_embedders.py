@@ -159,6 +159,21 @@ def test_each_distinct_text_is_embedded_once_and_cached_files_are_reused(tmp_pat
     assert cached._backend is None  # the model is not even loaded when every text is cached
 
 
+def test_saved_vectors_are_np_saves_bytes_and_leave_no_temporary_file(tmp_path):
+    """The vector file is written through lyss.io.atomic_path: np.save's own bytes, and nothing else beside it
+    once written (an earlier version left `<file>.tmp.npy` behind when a job was killed)."""
+    import io
+
+    vectors = np.arange(6, dtype=np.float32).reshape(3, 2) / 7
+    path = tmp_path / "embeddings" / "source.npy"
+    embedders.save_vectors(path, embedders.VectorFile("m", ["a", "b", "c"], ["x", "y", "z"], vectors))
+    expected = io.BytesIO()
+    np.save(expected, vectors)
+    assert path.read_bytes() == expected.getvalue()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["source.ids.json", "source.npy"]
+    assert embedders.load_vectors(path).texts == ["x", "y", "z"]
+
+
 @pytest.mark.parametrize("precision", ["int8", "float32"])
 def test_every_constant_of_the_graph_has_its_own_name(precision):
     """onnxruntime keeps the last of two initialisers that share a name (and warns on every load)."""

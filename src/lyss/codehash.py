@@ -26,12 +26,12 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import yaml
 
 from lyss.cachedir import cache_root
+from lyss.io import write_json_atomic
 
 SRC = Path(__file__).resolve().parents[1]  # the folder holding the `lyss` package
 PACKAGE = "lyss"
@@ -192,21 +192,15 @@ def _stored_facts(key: str) -> dict | None:
 
 
 def _store_facts(key: str, facts: dict) -> None:
-    """Written to a temporary file and renamed, so a reader in another process sees the whole file or none;
+    """Written atomically (lyss.io), so a reader in another process sees the whole file or none;
     a folder that cannot be written only costs the parse next time."""
     folder = _facts_folder()
     if folder is None:
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as out:
-            json.dump(facts, out)
+        write_json_atomic(folder / f"{key}.json", facts)
     except OSError:
         return
-    try:
-        os.replace(out.name, folder / f"{key}.json")
-    except OSError:
-        os.unlink(out.name)
 
 
 def _with_parents(name: str) -> list[str]:

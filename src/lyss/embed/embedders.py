@@ -22,7 +22,6 @@ import functools
 import hashlib
 import importlib
 import json
-import os
 import platform
 from dataclasses import dataclass
 from importlib import metadata
@@ -263,15 +262,15 @@ def ids_path(npy_path) -> str:
 
 
 def save_vectors(path, vector_file: VectorFile) -> None:
-    """Write the .npy and its .ids.json atomically (a half-written cache is never read)."""
-    from lyss.io import write_json_atomic
+    """Write the .npy and its .ids.json atomically (lyss.io.atomic_path): a half-written cache is never read, and
+    a job killed while writing leaves no temporary file inside the DVC-tracked folder for long."""
+    from lyss.io import atomic_path, write_json_atomic
 
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp.npy"
-    np.save(tmp, np.asarray(vector_file.vectors, dtype=np.float32))
-    write_json_atomic(ids_path(path), {"model": vector_file.model, "ids": vector_file.ids,
-                                       "texts": vector_file.texts})
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:  # np.save to a path appends ".npy" unless the name ends with it
+            np.save(handle, np.asarray(vector_file.vectors, dtype=np.float32))
+        write_json_atomic(ids_path(path), {"model": vector_file.model, "ids": vector_file.ids,
+                                           "texts": vector_file.texts})
 
 
 def load_vectors(path) -> VectorFile:
