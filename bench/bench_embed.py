@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, demo_entries  # noqa: E402
 
-from lyss.cpu import cores, exact_u8s8_products  # noqa: E402
+from lyss.cpu import cores  # noqa: E402
 from lyss.embed.e5_onnx import OnnxE5, build_model  # noqa: E402
 from lyss.embed.e5_smoothing import load_exponents  # noqa: E402
 from lyss.embed.e5_weights import load_weights  # noqa: E402
@@ -101,8 +101,8 @@ def one_batch_on_every_core() -> OnnxE5:
     model = OnnxE5(threads=1)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads, options.inter_op_num_threads = cores(), 1
-    graph = build_model(model.weights, load_exponents(), unsigned_weights=not exact_u8s8_products())
-    model.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    model.session = onnxruntime.InferenceSession(build_model(model.weights, load_exponents()), options,
+                                                 providers=["CPUExecutionProvider"])
     return model
 
 

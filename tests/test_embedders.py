@@ -82,7 +82,7 @@ def test_signed_and_unsigned_weight_codes_give_the_same_vectors_where_u8s8_is_ex
     """The integer sums are exact in both stores, so a vector does not depend on which one this CPU runs."""
     if not exact_u8s8_products():
         pytest.skip("this CPU's u8×s8 products saturate (no VNNI): the signed store is not used here")
-    sample, _, onnx = both
+    sample, _, _ = both
     assert np.array_equal(OnnxE5(unsigned_weights=True).embed(sample), OnnxE5(unsigned_weights=False).embed(sample))
 
 

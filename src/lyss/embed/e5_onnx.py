@@ -120,7 +120,14 @@ def tap(group: str) -> str:
     return f"input.{group}"
 
 
-def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None, unsigned_weights: bool = False) -> bytes:
+def unsigned_store(requested: bool | None = None) -> bool:
+    """Whether the int8 graph's weight codes are stored unsigned: as `requested`, or by default where this CPU's
+    u8×s8 products are not exact (the module's docstring)."""
+    return not exact_u8s8_products() if requested is None else requested
+
+
+def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None,
+                unsigned_weights: bool | None = None) -> bytes:
     """The encoder as a serialised ONNX model: inputs `x` (batch, tokens, hidden) = word + position + type
     embeddings of windows of one length (nothing padded, so nothing masked); output `LAST` = the last layer
     (batch, tokens, hidden), which `OnnxE5.pooled` averages over the tokens.
@@ -128,8 +135,10 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None, uns
     `exponents` (group → one int per input channel, `lyss.embed.e5_smoothing`) gives the int8 graph; None
     gives the float32 graph of the same weights, which also outputs every product's input (`tap`): the
     reference the int8 graph is calibrated and checked against. `unsigned_weights`: the int8 graph's weight codes
-    stored + 128, for CPUs whose u8×s8 products saturate (the module's docstring)."""
+    stored + 128 (`unsigned_store`; default: this CPU's store)."""
     from onnx import TensorProto, helper
+
+    unsigned = unsigned_store(unsigned_weights)
 
     g = _Graph()
     hidden, heads = weights.hidden, weights.heads
@@ -142,7 +151,7 @@ def build_model(weights: E5Weights, exponents: dict[str, np.ndarray] | None, uns
             taps.append(g.op("Identity", [x], output=tap(group)))
             return g.op("Add", [g.op("MatMul", [x, g.constant(f"{group}.w", matrix)]), g.constant(f"{group}.b", bias)])
         return _int8_product(g, x, group, (matrix, bias), exponents.get(group),
-                             sink_in_float=group.partition(".")[2] in SINK_IN_FLOAT, unsigned_weights=unsigned_weights)
+                             sink_in_float=group.partition(".")[2] in SINK_IN_FLOAT, unsigned_weights=unsigned)
 
     def layer_norm(x: str, name: str) -> str:
         return g.op("LayerNormalization", [x, g.constant(f"{name}.w", weights.floats(f"{name}.w")),
@@ -190,8 +199,8 @@ class OnnxE5:
 
         self.weights = load_weights()
         exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
-        unsigned = not exact_u8s8_products() if unsigned_weights is None else unsigned_weights
-        name = f"e5-small-{precision}" + ("-u8u8" if unsigned and exponents is not None else "")
+        unsigned = exponents is not None and unsigned_store(unsigned_weights)
+        name = f"e5-small-{precision}" + ("-u8u8" if unsigned else "")
         self.workers = threads or cores()  # batches run side by side (the module's docstring says why)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
