@@ -14,7 +14,12 @@ ANALYZER_APT := apertium-eo-en apertium-spa-cat apertium-fra-cat apertium-es-pt 
   apertium-mkd-bul apertium-hbs-eng apertium-hbs-slv apertium-nno-nob apertium-swe-nor apertium-dan-nor \
   apertium-bel-rus apertium-rus-ukr apertium-hin apertium-urd apertium-pol-szl apertium-es-ro \
   apertium-afr-nld apertium-spa-ast apertium-spa-arg
-RUN_APT := apertium apertium-eng-spa lttoolbox hfst $(ANALYZER_APT)
+# The Hunspell dictionaries of the shipped cards (`spelling_dictionary.package`; code_switching_rate's target
+# evidence, docs/languages.md): 19 packages, 11 MB to download.
+SPELLING_APT := hunspell-af hunspell-an hunspell-be hunspell-bg hunspell-bs hunspell-ca hunspell-de-de myspell-eo \
+  hunspell-es hunspell-eu hunspell-hi hunspell-hr hunspell-is hunspell-it hunspell-oc hunspell-pt-pt hunspell-ru \
+  hunspell-sl hunspell-sw
+RUN_APT := apertium apertium-eng-spa lttoolbox hfst $(ANALYZER_APT) $(SPELLING_APT)
 # postgresql: the store tests start a throwaway server; chromium + chromium-driver: the leaderboard page test;
 # slurmctld slurmd slurm-client munge: tests/cluster starts a one-node SLURM; openssh-server: the SSH DVC remote.
 TEST_APT := $(RUN_APT) postgresql chromium chromium-driver slurmctld slurmd slurm-client munge openssh-server

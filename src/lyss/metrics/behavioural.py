@@ -17,7 +17,7 @@ import regex
 
 from lyss.embed.embedders import cosine_matrix, embedder_for
 from lyss.languages import card_provenance
-from lyss.metrics import langid, lookups
+from lyss.metrics import langid, lookups, spelling
 from lyss.metrics.analyzers import AnalyzerUnavailable, analyse_words, load_analyzer
 from lyss.metrics.base import MetricResult, ScoringInput
 from lyss.metrics.names import Counterparts, looks_like_name
@@ -161,7 +161,9 @@ class CodeSwitchingRate:
         the margin; the word lists decide the rest;
       - target evidence (any one clears the word): the entry's reference uses it; the corpus's
         references use it about as often as its sources (`corpus_target_words`); the target card's FST
-        analyzer accepts it; in the fallback, the target's wordfreq list has it within the margin.
+        analyzer or its spelling dictionary accepts it (`lyss.metrics.spelling`: German "still", "miserable",
+        which are far more frequent in English); in the fallback, the target's wordfreq list has it within
+        the margin.
     The reference itself therefore scores 0 by construction.
     Never switches: names and acronyms (capitalised inside a sentence, all capitals), words the source
     itself uses as names, numbers, placeholders and URLs (not words, see `lyss.text.words`).
@@ -236,7 +238,9 @@ class CodeSwitchingRate:
         candidates = [([w for w, d in row if d or (d is None and w.casefold() in contexts[i])], len(found[i]))
                       for i, row in enumerate(decided)]
         suspects = {w for ws, _ in candidates for w in ws}
-        target_words, analyzer_note = self._target_words(suspects, data.target_card)
+        analysed, analyzer_note = self._analyzer_words(suspects, data.target_card)
+        spelled, spelling_note, spelling_signature = self._spelled_words(suspects, data.target_card)
+        target_words = analysed | spelled
         stats = np.array([(sum(w not in target_words for w in ws), total) for ws, total in candidates],
                          dtype=float).reshape(n, 2)
         pair = f"{data.source_lang} or {data.target_lang}"
@@ -246,20 +250,22 @@ class CodeSwitchingRate:
         details = {"unit": "output words (lyss.text.words)", "language_identifier": identifier,
                    "source_wordlist": f"wordfreq:{source_list}" if source_list else None,
                    "target_wordlist": f"wordfreq:{target_list}" if target_list else None,
-                   "target_analyzer": analyzer_note, "min_source_zipf": min_zipf, "min_zipf_margin": margin,
+                   "target_analyzer": analyzer_note, "target_spelling_dictionary": spelling_note,
+                   "min_source_zipf": min_zipf, "min_zipf_margin": margin,
                    "corpus_target_words": len(vocabulary),
                    "source_only_scripts": sorted(source_scripts - target_scripts) if target_scripts else None,
                    "script_analysis": "on" if target_scripts else
                    f"off: the card of {data.target_lang!r} names no script ({_card_note(data.target_card)})"}
         switched = [" ".join(w for w in ws if w not in target_words) for ws, _ in candidates]
         signature = ((f"langid:{langid.identifier_version()}|" if detector is not None else "")
-                     + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}")
+                     + f"wordfreq:{metadata.version('wordfreq')}|zipf:{min_zipf:g}|margin:{margin:g}"
+                     + (f"|spelling:{spelling_signature}" if spelling_signature else ""))
         lookups.flush_all()
         return rate_or_unavailable(self.id, stats, "no output words", details=details,
                                    columns={"switched_words": switched}, signature=signature)
 
     @staticmethod
-    def _target_words(words_: set[str], target_card: dict) -> tuple[set[str], str]:
+    def _analyzer_words(words_: set[str], target_card: dict) -> tuple[set[str], str]:
         """The words that the target card's analyzer accepts, and a note on the analyzer used."""
         try:
             analyzer = load_analyzer(target_card)
@@ -267,6 +273,15 @@ class CodeSwitchingRate:
             return set(), f"none ({err})"
         analysed = analyse_words(analyzer, sorted(words_), target_card.get("caseless", False))
         return {w for w, a in analysed.items() if a.accepted}, f"{analyzer.backend}:{analyzer.path}"
+
+    @staticmethod
+    def _spelled_words(words_: set[str], target_card: dict) -> tuple[set[str], str, str | None]:
+        """The words that the target card's spelling dictionary accepts, a note on it, and its signature part."""
+        try:
+            dic = spelling.dictionary_path(target_card)
+        except spelling.SpellingUnavailable as err:
+            return set(), f"none ({err})", None
+        return spelling.accepted_words(dic, words_), f"hunspell:{dic}", spelling.signature(dic)
 
 
 def _no_identifier(source: str, target: str, asked: bool) -> str:
