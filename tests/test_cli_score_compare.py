@@ -3,6 +3,7 @@ references, sentence level, tokenizers, confidence intervals: sacrebleu's own AP
 value), the JSON/TSV shapes, language codes and cards, the composite over a selection, and clear one-line
 errors for bad files and options."""
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -703,7 +704,10 @@ def test_every_metric_and_the_composite_has_a_signature(files, capsys):
     # code-switching's own settings join the LYSS signature; sacrebleu's stays whole
     assert signatures["code_switching_rate"].startswith(
         "nrefs:1|cards:eng=file,spa=file|langid:lingua-language-detector ")
-    assert signatures["code_switching_rate"].endswith(f"|zipf:3|margin:1|version:lyss-{version}")
+    # … and the Spanish card's Hunspell dictionary, down to the bytes of its two files
+    spanish = hashlib.sha256(b"".join(Path(f"/usr/share/hunspell/es_ES.{ext}").read_bytes() for ext in ("aff", "dic")))
+    assert signatures["code_switching_rate"].endswith(
+        f"|zipf:3|margin:1|spelling:es_ES.dic@{spanish.hexdigest()[:12]}|version:lyss-{version}")
     assert signatures["chrf_plus_plus"].endswith("|version:" + metadata.version("sacrebleu"))
 
 

@@ -22,7 +22,8 @@ ENGLISH = card_for("eng", "data/languages")
 def test_the_german_dictionary_accepts_german_homographs_of_english_words_and_rejects_english():
     dic = spelling.dictionary_path(GERMAN)
     german = {"still", "miserable", "separate", "Stummfilm", "ausgefeiltere", "Meeting", "Still", "STILL"}
-    english = {"house", "silent", "movie", "the", "meeting", "island"}
+    # "İstanbul": spylls 0.1.7 fails on it (IndexError), which must read as "not accepted", not stop the metric
+    english = {"house", "silent", "movie", "the", "meeting", "island", "İstanbul"}
     assert spelling.accepted_words(dic, german | english) == german
 
 

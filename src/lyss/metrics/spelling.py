@@ -83,6 +83,15 @@ def accepted_words(dic: Path, words) -> set[str]:
     if new:
         dictionary = _load(str(dic))
         for word in new:
-            answers.put(word, bool(dictionary.lookup(word)))
+            answers.put(word, _lookup(dictionary, word))
         answers.flush()
     return {w for w in words if answers.get(w)}
+
+
+def _lookup(dictionary, word: str) -> bool:
+    """Hunspell's answer; False where spylls fails on the word (0.1.7 raises IndexError on "İstanbul" with de_DE,
+    whose lower case is one character longer): a word the reader cannot read is no evidence for the language."""
+    try:
+        return bool(dictionary.lookup(word))
+    except Exception:  # any failure inside the reader's case and affix handling
+        return False
