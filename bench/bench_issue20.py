@@ -113,8 +113,9 @@ def compare_line(tsv: Path) -> None:
         systems = [paths[name] for name in COMPARED]
         lyss = timed([BIN / "lyss", "compare", "-s", paths["src"], "-r", paths["ref"], "-i", *systems, "-l",
                       "eng-deu"], env)
+        # `-f text`: sacrebleu 2.6.0's JSON writer fails on the paired test's NumPy float32 values under NumPy 2
         sacrebleu = timed([BIN / "sacrebleu", paths["ref"], "-i", *systems, "-m", "chrf", "bleu", "ter",
-                           "--chrf-word-order", "2", "--paired-bs"])
+                           "--chrf-word-order", "2", "--paired-bs", "-f", "text"])
     print(f"lyss compare defaults, {len(COMPARED)} systems × {len(sources)} segments, empty caches: {lyss:.1f} s; "
           f"sacrebleu --paired-bs (chrF++, BLEU, TER) {sacrebleu:.1f} s: {lyss / sacrebleu:.1f}× (no target)")
 

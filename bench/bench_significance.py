@@ -188,8 +188,9 @@ def cli_line(data: Path, n: int, repeats: int) -> None:
             paths[name].write_text("\n".join(texts) + "\n", encoding="utf-8")
         lyss = [bin_dir / "lyss", "compare", "-r", paths["ref"], "-i", paths["sys1"], paths["sys2"], "-l", "eng-deu",
                 "-m", "chrf_plus_plus,bleu", "--n", str(RESAMPLES), "--seed", str(SEED)]
+        # `-f text`: sacrebleu 2.6.0's JSON writer fails on the paired test's NumPy float32 values under NumPy 2
         sacre = [bin_dir / "sacrebleu", paths["ref"], "-i", paths["sys1"], paths["sys2"], "-m", "chrf", "bleu",
-                 "--chrf-word-order", "2", "--paired-bs", "--paired-bs-n", str(RESAMPLES)]
+                 "--chrf-word-order", "2", "--paired-bs", "--paired-bs-n", str(RESAMPLES), "-f", "text"]
         best = {"lyss": float("inf"), "sacrebleu": float("inf")}
         for _ in range(repeats):
             for name, argv in (("lyss", lyss), ("sacrebleu", sacre)):

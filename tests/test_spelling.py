@@ -60,6 +60,19 @@ def test_a_missing_dictionary_names_card_file_and_package(tmp_path):
         spelling.dictionary_path(card_for("yor", "data/languages"))
 
 
+def test_an_unreadable_dictionary_is_a_note_naming_the_file_not_a_failed_metric(tmp_path, new_process):
+    (tmp_path / "xx.aff").write_text("SET no-such-encoding\n")
+    (tmp_path / "xx.dic").write_text("1\nstill\n")
+    card = {**GERMAN, "spelling_dictionary": {"path": str(tmp_path / "xx.dic")}}
+    with pytest.raises(spelling.SpellingUnavailable, match=r"cannot read spelling dictionary .*xx\.dic.*LookupError"):
+        spelling.accepted_words(tmp_path / "xx.dic", {"still"})
+    result = run(CodeSwitchingRate, ROWS[:1], ENGLISH, card, options={}, pair=("eng", "deu"))
+    # without the dictionary's evidence "still" counts, as it did before dictionaries (see the test below)
+    assert result.columns["switched_words"] == ["silent movie still"]
+    assert result.details["target_spelling_dictionary"].startswith("none (cannot read spelling dictionary")
+    assert "spelling:" not in result.signature
+
+
 ROWS = [  # (source, reference, output) written for this test
     ("The universe is not a silent movie because it is not silent.",
      "Das Universum ist kein Stummfilm, weil es nicht stumm ist.",

@@ -279,9 +279,9 @@ class CodeSwitchingRate:
         """The words that the target card's spelling dictionary accepts, a note on it, and its signature part."""
         try:
             dic = spelling.dictionary_path(target_card)
+            return spelling.accepted_words(dic, words_), f"hunspell:{dic}", spelling.signature(dic)
         except spelling.SpellingUnavailable as err:
             return set(), f"none ({err})", None
-        return spelling.accepted_words(dic, words_), f"hunspell:{dic}", spelling.signature(dic)
 
 
 def _no_identifier(source: str, target: str, asked: bool) -> str:

@@ -76,12 +76,16 @@ MIN_LETTERS = 3
 def accepted_words(dic: Path, words) -> set[str]:
     """The words of at least MIN_LETTERS letters that the dictionary accepts (Hunspell's own case rules: "Still"
     and "STILL" as "still", "haus" not as "Haus"). Answers come from the lookup store when asked before; the
-    dictionary loads only for new words."""
+    dictionary loads only for new words (SpellingUnavailable when it cannot be read)."""
     words = {w for w in words if sum(c.isalpha() for c in w) >= MIN_LETTERS}
     answers = lookups.store(f"spylls {metadata.version('spylls')} hunspell {signature(dic)}")
     new = sorted(w for w in words if answers.get(w) is None)
     if new:
-        dictionary = _load(str(dic))
+        try:
+            dictionary = _load(str(dic))
+        except Exception as err:  # whatever the reader raises on a file that is no Hunspell dictionary
+            raise SpellingUnavailable(f"cannot read spelling dictionary {str(dic)!r}: "
+                                      f"{type(err).__name__}: {err}") from None
         for word in new:
             answers.put(word, _lookup(dictionary, word))
         answers.flush()
