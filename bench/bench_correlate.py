@@ -110,8 +110,11 @@ def run_lyss(rows, resamples: int, permutations: int) -> None:
         with scores.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["system", "item", "human", "chrf", "bleu"])
-            writer.writerows(zip(rows["system"], rows["item"], map(repr, rows["human"]), map(repr, rows["chrf"]),
-                                 map(repr, rows["bleu"]), strict=True))
+            # repr of a Python float: the shortest text that reads back to the same number (NumPy 2's own repr
+            # writes "np.float64(-1.0)", which is no number)
+            exact = {k: [repr(float(v)) for v in rows[k]] for k in ("human", "chrf", "bleu")}
+            writer.writerows(zip(rows["system"], rows["item"], exact["human"], exact["chrf"], exact["bleu"],
+                                 strict=True))
         status = main(["correlate", str(scores), "--human", "human", "--metrics", "chrf,bleu", "--system", "system",
                        "--item", "item", "--resamples", str(resamples), "--permutations", str(permutations),
                        "--seed", str(SEED), "--out", str(Path(tmp) / "out")])
