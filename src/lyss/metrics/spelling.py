@@ -13,9 +13,9 @@ English words wholesale (of the 200 most frequent English words of three letters
 da_DK 57, uk_UA all 200), which would hide real switches; cards name the ones that accept at most 30
 (docs/languages.md, "Spelling dictionaries").
 
-spylls (pure Python, MPL-2.0) reads the .aff/.dic pair; it needs 0.3–7 s to load a dictionary, so answers are kept
-on disk (`lyss.metrics.lookups`, keyed by the files' digest) and a dictionary is loaded only for words not asked
-about before.
+spylls (pure Python, MPL-2.0) reads the .aff/.dic pair; it needs 0.3–6 s to load a shipped card's dictionary, so
+answers are kept on disk (`lyss.metrics.lookups`, keyed by the files' digest) and a dictionary is loaded only for
+words not asked about before.
 """
 
 import functools
@@ -28,7 +28,8 @@ from lyss.metrics import lookups
 
 
 class SpellingUnavailable(Exception):
-    """The card names no dictionary, or its files are missing; the message says which and what to install."""
+    """The card names no dictionary, or its files are missing or unreadable; the message says which and what to
+    install."""
 
 
 @functools.lru_cache(maxsize=16)
