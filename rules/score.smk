@@ -4,7 +4,9 @@
 # grouped job recomputes only the metrics whose stamp changed (lyss.metrics.score.score_metrics): its outputs
 # are update() files, which Snakemake does not delete before the job.
 from lyss.gpu_jobs import gpu_metrics, target_cards
+from lyss.languages import card_for
 from lyss.metrics import declaration
+from lyss.metrics.score import card_file_digests
 
 SCORE_ALONE = gpu_metrics(
     METRICS,
@@ -42,6 +44,29 @@ def group_code(metrics):
         return {m: score_hash(script, m, cards) for m in metrics}
 
     return code_of
+
+
+@functools.cache
+def dataset_target_card(dataset):
+    return card_for(
+        dataset_language_pair(config["datasets"][dataset]["path"])[1], LANGUAGES_DIR
+    )
+
+
+def group_card_files(metrics):
+    """Per metric that reads one, the bytes of the analyzer or spelling dictionary the dataset's target card names
+    (lyss.metrics.score.card_file_digests): installing, upgrading or removing one reruns the job, whose stamps
+    then recompute only the metrics that read it."""
+
+    def files_of(wildcards):
+        card = dataset_target_card(wildcards.dataset)
+        return {
+            m: card_file_digests(card, declaration(m, "card_files"))
+            for m in metrics
+            if declaration(m, "card_files")
+        }
+
+    return files_of
 
 
 rule score:
@@ -98,6 +123,7 @@ if SCORE_CPU:
             options=group_options(SCORE_CPU),
             languages_dir=LANGUAGES_DIR,
             code=group_code(SCORE_CPU),
+            card_files=group_card_files(SCORE_CPU),
             embedding_backend=EMBEDDING_BACKEND,
         script:
             "../scripts/score.py"

@@ -117,6 +117,12 @@ def _load(backend: str, path: str):
     return BACKENDS[backend](Path(path))
 
 
+def card_files(card: dict) -> list[Path]:
+    """The file the card's `fst_analyzer` names (none without one), present or not."""
+    spec = card.get("fst_analyzer")
+    return [Path(spec["path"]).expanduser()] if spec else []
+
+
 def load_analyzer(card: dict, code: str | None = None):
     """The card's analyzer, cached per process; AnalyzerUnavailable (naming card and path) if unusable.
     `code` names the language when the card itself is empty (a card built in code)."""

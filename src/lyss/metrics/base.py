@@ -143,6 +143,9 @@ DECLARATION_DEFAULTS = {
     "cli_options": {},
     # Reads sentence vectors (lyss.embed.embedders), which the pipeline computes once per dataset (rule `embed`).
     "needs_embeddings": False,
+    # Fields of the target card naming files it reads (`fst_analyzer`, `spelling_dictionary`): their bytes count
+    # in its stamp (lyss.metrics.score), so installing, upgrading or removing one recomputes it.
+    "card_files": (),
     # A function (entries, predictions) → the texts it embeds beyond whole sources, references and outputs (e.g.
     # their sentences), so that `lyss score` embeds them with the rest in one pass (None: none).
     "extra_texts": None,

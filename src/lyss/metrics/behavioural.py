@@ -172,6 +172,7 @@ class CodeSwitchingRate:
     """
 
     id = "code_switching_rate"
+    card_files = ("fst_analyzer", "spelling_dictionary")
     options_schema = {"min_source_zipf": {"$ref": "#/$defs/non_negative"},
                       "min_zipf_margin": {"$ref": "#/$defs/non_negative"},
                       "language_identifier": {"enum": ["lingua", "none"]}}

@@ -65,6 +65,7 @@ class FstAcceptance:
     the reference shares or that name the source's names excused (module docstring)."""
 
     id = "fst_acceptance_rate"
+    card_files = ("fst_analyzer",)
     card_position = 7
     companions = {"fst_accepted": (None, COUNT)}
     has_ci = True
@@ -167,6 +168,7 @@ class MorphologicalAccuracy:
     """Share of expected analyses (entry `morphology` annotations) found among the prediction's words."""
 
     id = "morphological_accuracy"
+    card_files = ("fst_analyzer",)
     card_position = 8
     corpus_rows = "stats"
     direction = "higher"

@@ -4,11 +4,13 @@ the vectors of rule `embed`), each written as its own metric file.
 A Snakemake job per metric cost more in start-up (Python, pandas, pyarrow, the corpus read again) than most
 metrics cost to compute, so every metric of a dataset × method that needs no GPU shares one job
 (rules/score.smk). Code is still an input per metric: each file records a stamp, the hash of what it was
-computed from (its metric's code, options and embedder, the bytes of the files it reads), and the job
-recomputes only the metrics whose stamp changed; the others keep their bytes.
+computed from (its metric's code, options and embedder, the bytes of the files it reads, the target card's
+analyzer or dictionary among them), and the job recomputes only the metrics whose stamp changed; the others keep
+their bytes.
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
@@ -19,7 +21,7 @@ from lyss.embed.embedders import embeddings_from_files
 from lyss.errors import InputError
 from lyss.io import iter_jsonl, read_json
 from lyss.languages import card_for
-from lyss.metrics import ScoringInput, declaration, resolve_metric
+from lyss.metrics import ScoringInput, analyzers, declaration, resolve_metric, spelling
 from lyss.metrics.files import read_stamp, write_metric_result
 from lyss.prep.corpus import read_prepared
 from lyss.settings import Embeddings, MetricOptions
@@ -53,6 +55,23 @@ def file_digest(path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+# What each `card_files` field names on disk (lyss.metrics.base).
+CARD_FILES = {"fst_analyzer": analyzers.card_files, "spelling_dictionary": spelling.card_files}
+
+
+def card_file_digests(card: dict, fields) -> list[str]:
+    """`<field>:<sha256>` for each file the target card names under `fields`, `<field>:absent` for one that is not
+    on this machine: a metric computed before a dictionary or analyzer was installed (or upgraded) is stale."""
+    return [f"{field}:{_system_file_digest(str(path), path.stat().st_size, path.stat().st_mtime_ns)}"
+            if path.is_file() else f"{field}:absent" for field in fields for path in CARD_FILES[field](card)]
+
+
+@functools.lru_cache(maxsize=32)
+def _system_file_digest(path: str, size: int, mtime_ns: int) -> str:
+    """`file_digest`, once per process and version of the file: five metrics of a job may read one analyzer."""
+    return file_digest(path)
+
+
 def metric_stamp(code: str, options: dict, embedding_backend, input_digests: list[str]) -> str:
     """Hash of everything a metric file depends on: equal stamps, equal files."""
     body = json.dumps({"code": code, "options": options, "embedder": embedding_backend, "inputs": input_digests},
@@ -83,8 +102,11 @@ def score_metrics(metric_ids, files: ScoreFiles, codes: Mapping[str, str], optio
     shared = [file_digest(p) for p in (files.corpus, files.corpus_meta, files.translations, *files.inputs)]
     vectors = [file_digest(p) for p in files.embeddings]
     # the vector files count for the metrics that read them: new vectors recompute those, not every metric of the job
+    target_lang = read_json(files.corpus_meta)["dataset"]["target_lang"]
+    target_card = card_for(target_lang, languages_dir) if target_lang else {}
     stamps = {m: metric_stamp(codes[m], options.of_metric(m), backend,
-                              shared + (vectors if declaration(m, "needs_embeddings") else [])) for m in metric_ids}
+                              shared + (vectors if declaration(m, "needs_embeddings") else [])
+                              + card_file_digests(target_card, declaration(m, "card_files"))) for m in metric_ids}
     stale = [(m, path) for m, path in zip(metric_ids, files.outputs, strict=True) if read_stamp(path) != stamps[m]]
     kept = sorted(set(metric_ids) - {m for m, _ in stale})
     print(f"recomputing {', '.join(m for m, _ in stale) or 'nothing'}; current: {', '.join(kept) or 'none'}",

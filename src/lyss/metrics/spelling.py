@@ -32,20 +32,33 @@ class SpellingUnavailable(Exception):
     install."""
 
 
+def _version(dic: Path) -> tuple:
+    """The files as they are now (path, size and change time of both): what the process's memory is keyed by, so a
+    dictionary upgraded while a process runs is read again."""
+    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in (dic, dic.with_suffix(".aff")))
+
+
 @functools.lru_cache(maxsize=16)
-def _digest(dic: str) -> str:
+def _digest(version: tuple) -> str:
     """The first 12 hex digits of SHA-256 over the .aff and .dic bytes: what the answers depend on."""
     digest = hashlib.sha256()
-    for path in (Path(dic).with_suffix(".aff"), Path(dic)):
-        digest.update(path.read_bytes())
+    for path in (version[1][0], version[0][0]):
+        digest.update(Path(path).read_bytes())
     return digest.hexdigest()[:12]
 
 
 @functools.lru_cache(maxsize=16)
-def _load(dic: str):
+def _load(version: tuple):
     from spylls.hunspell import Dictionary
 
-    return Dictionary.from_files(str(Path(dic).with_suffix("")))
+    return Dictionary.from_files(str(Path(version[0][0]).with_suffix("")))
+
+
+def card_files(card: dict) -> list[Path]:
+    """The .dic and .aff files the card's `spelling_dictionary` names (none without one), present or not."""
+    spec = card.get("spelling_dictionary")
+    dic = Path(spec["path"]).expanduser() if spec else None
+    return [dic, dic.with_suffix(".aff")] if dic else []
 
 
 def dictionary_path(card: dict, code: str | None = None) -> Path:
@@ -54,8 +67,8 @@ def dictionary_path(card: dict, code: str | None = None) -> Path:
     code = card.get("code") or code or "?"
     if not spec:
         raise SpellingUnavailable(missing_fact_reason(card, "spelling_dictionary", code))
-    dic = Path(spec["path"]).expanduser()
-    missing = [p for p in (dic, dic.with_suffix(".aff")) if not p.is_file()]
+    dic, aff = card_files(card)
+    missing = [p for p in (dic, aff) if not p.is_file()]
     if missing:
         install = f": install Debian package {spec['package']}" if spec.get("package") else ""
         raise SpellingUnavailable(f"spelling dictionary {str(missing[0])!r} of language card {code!r} does not "
@@ -65,7 +78,7 @@ def dictionary_path(card: dict, code: str | None = None) -> Path:
 
 def signature(dic: Path) -> str:
     """`<file>@<digest>`: which dictionary, down to its bytes (for a metric's signature)."""
-    return f"{dic.name}@{_digest(str(dic))}"
+    return f"{dic.name}@{_digest(_version(dic))}"
 
 
 # Shorter words are never taken as evidence: dictionaries list letters, abbreviations and foreign particles there
@@ -83,7 +96,7 @@ def accepted_words(dic: Path, words) -> set[str]:
     new = sorted(w for w in words if answers.get(w) is None)
     if new:
         try:
-            dictionary = _load(str(dic))
+            dictionary = _load(_version(dic))
         except Exception as err:  # whatever the reader raises on a file that is no Hunspell dictionary
             raise SpellingUnavailable(f"cannot read spelling dictionary {str(dic)!r}: "
                                       f"{type(err).__name__}: {err}") from None

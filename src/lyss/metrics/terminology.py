@@ -73,6 +73,7 @@ class TerminologyAdherence:
     """Share of the entries' glossary terms whose target term occurs in the prediction."""
 
     id = "terminology_adherence"
+    card_files = ("fst_analyzer",)
     card_position = 14
     corpus_rows = "stats"
     db_column = "terminology_adherence"
@@ -100,6 +101,7 @@ class ConsistencyScore:
     rendering / Σ occurrences (per-entry values are NaN: consistency is a property of the corpus)."""
 
     id = "consistency_score"
+    card_files = ("fst_analyzer",)
     card_position = 15
     direction = "higher"
     ideal = 1.0
