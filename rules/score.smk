@@ -6,7 +6,7 @@
 from lyss.gpu_jobs import gpu_metrics, target_cards
 from lyss.languages import card_for
 from lyss.metrics import declaration
-from lyss.metrics.score import card_file_digests
+from lyss.metrics.card_files import card_file_digests
 
 SCORE_ALONE = gpu_metrics(
     METRICS,
@@ -55,7 +55,7 @@ def dataset_target_card(dataset):
 
 def group_card_files(metrics):
     """Per metric that reads one, the bytes of the analyzer or spelling dictionary the dataset's target card names
-    (lyss.metrics.score.card_file_digests): installing, upgrading or removing one reruns the job, whose stamps
+    (lyss.metrics.card_files): installing, upgrading or removing one reruns the job, whose stamps
     then recompute only the metrics that read it."""
 
     def files_of(wildcards):

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+from plain_text_files import run
 
 from lyss.metrics.score import ScoreFiles, score_metrics
 from lyss.prep import prep_dataset
@@ -65,3 +66,19 @@ def test_a_dictionary_installed_or_removed_recomputes_the_metric_that_reads_it_a
     with dic.open("a", encoding="latin-1") as handle:  # an upgrade that adds a word
         handle.write("computingness\n")
     assert score(tmp_path, corpus, meta, outputs, cards, "kept")[0] == ["code_switching_rate"]
+
+
+def test_a_card_file_not_installed_is_a_warning_naming_field_path_package_and_metrics(tmp_path, capsys):
+    """code_switching_rate still gives a value without its dictionary (weaker evidence), so the run card and
+    `lyss score` say what is missing instead of leaving it to the metric's details."""
+    _, _, _, cards = project(tmp_path)
+    (tmp_path / "hunspell" / "es_ES.dic").unlink()
+    for name, text in (("src", "I want the house."), ("ref", "Quiero la casa."), ("hyp", "Quiero the casa.")):
+        (tmp_path / name).write_text(text + "\n")
+    code, out, err = run(capsys, "score", "-s", tmp_path / "src", "-r", tmp_path / "ref", "-i", tmp_path / "hyp",
+                         "-l", "en-es", "--languages", cards, "-m", "code_switching_rate,chrf_plus_plus", "--json")
+    assert code == 0
+    expected = (f"language 'spa': spelling_dictionary '{tmp_path / 'hunspell' / 'es_ES.dic'}' is not installed "
+                "(Debian package hunspell-es); code_switching_rate ran without it")
+    assert f"lyss: warning: {expected}" in err.splitlines()
+    assert expected in json.loads(out)["warnings"]

@@ -2,6 +2,7 @@
 written at a fixed precision, so the same inputs give the same bytes on any machine."""
 
 import glob
+import hashlib
 import json
 import math
 import os
@@ -134,3 +135,9 @@ def read_json(path):
             return json.load(handle)
     except json.JSONDecodeError as err:
         raise InputError(path, f"malformed JSON ({err.msg})", line=err.lineno) from None
+
+
+def file_digest(path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

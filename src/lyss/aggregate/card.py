@@ -33,6 +33,7 @@ from lyss.aggregate.runcard import (
 from lyss.aggregate.validation_status import rater_block, tier_review, tier_status, validation_status
 from lyss.languages import card_provenance, provenance_warning
 from lyss.metrics.base import MetricResult
+from lyss.metrics.card_files import missing_card_files
 
 # Which metrics get a bootstrap interval: the card's (ci_metrics(), rule aggregate), every metric the card
 # shows (`lyss score --ci`, as sacrebleu's --confidence does for BLEU and TER too), or none.
@@ -203,6 +204,7 @@ def build_card(run: CardInput) -> dict:
     warnings = [f"caveat {k} skipped: {v}" for k, v in skipped_caveats(caveats_in_force, run.embeddings).items()]
     warnings += intervals["warnings"]
     warnings += [w for w in (provenance_warning(code, run.cards.get(code)) for code in codes) if w]
+    warnings += missing_card_files(run.cards.get(dataset.target_lang) or {}, list(results))
     method_block = {"name": method.name, "kind": method.config["kind"], **_public(method.config)}
     card = {
         "schema_version": SCHEMA_VERSION,

@@ -10,7 +10,6 @@ their bytes.
 """
 
 import dataclasses
-import functools
 import hashlib
 import json
 import sys
@@ -19,9 +18,10 @@ from pathlib import Path
 
 from lyss.embed.embedders import embeddings_from_files
 from lyss.errors import InputError
-from lyss.io import iter_jsonl, read_json
+from lyss.io import file_digest, iter_jsonl, read_json
 from lyss.languages import card_for
-from lyss.metrics import ScoringInput, analyzers, declaration, resolve_metric, spelling
+from lyss.metrics import ScoringInput, declaration, resolve_metric
+from lyss.metrics.card_files import card_file_digests
 from lyss.metrics.files import read_stamp, write_metric_result
 from lyss.prep.corpus import read_prepared
 from lyss.settings import Embeddings, MetricOptions
@@ -48,28 +48,6 @@ def scoring_input(corpus_path, corpus_meta_path, translations_path, languages_di
         target_card=card_for(target_lang, languages_dir) if target_lang else {},
         options=options or {},
     )
-
-
-def file_digest(path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-# What each `card_files` field names on disk (lyss.metrics.base).
-CARD_FILES = {"fst_analyzer": analyzers.card_files, "spelling_dictionary": spelling.card_files}
-
-
-def card_file_digests(card: dict, fields) -> list[str]:
-    """`<field>:<sha256>` for each file the target card names under `fields`, `<field>:absent` for one that is not
-    on this machine: a metric computed before a dictionary or analyzer was installed (or upgraded) is stale."""
-    return [f"{field}:{_system_file_digest(str(path), path.stat().st_size, path.stat().st_mtime_ns)}"
-            if path.is_file() else f"{field}:absent" for field in fields for path in CARD_FILES[field](card)]
-
-
-@functools.lru_cache(maxsize=32)
-def _system_file_digest(path: str, size: int, mtime_ns: int) -> str:
-    """`file_digest`, once per process and version of the file: five metrics of a job may read one analyzer."""
-    return file_digest(path)
 
 
 def metric_stamp(code: str, options: dict, embedding_backend, input_digests: list[str]) -> str:
