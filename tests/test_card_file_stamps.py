@@ -1,5 +1,5 @@
 """A metric file computed before the target card's spelling dictionary (or analyzer) was installed, changed or removed
-is recomputed, and only the metrics that read it are (lyss.metrics.score.card_file_digests): no kept file differs
+is recomputed, and only the metrics that read it are (lyss.metrics.card_files.card_file_digests): no kept file differs
 from what an uncached run writes."""
 
 import json
