@@ -28,6 +28,21 @@ def test_the_child_scores_the_metrics_and_sends_them_back():
     assert second == {"chrf": (child, "b", "chrf"), "ter": (child, "b", "ter")}
 
 
+def sized(data, metrics):
+    return {m: (os.getpid(), len(data), data[-3:]) for m in metrics}
+
+
+def test_inputs_larger_than_a_pipe_holds_reach_the_child_whole():
+    """The work goes to the child through a pipe (64 KB on Linux) that a thread of the parent fills while the
+    child starts; several megabytes arrive whole and the results come back."""
+    inputs = ["x" * 3_000_000 + "end", "y" * 100_000 + "fin"]
+    beside = ScoredBeside(inputs, ["chrf"], sized, cores=2)
+    child = beside._child[0].pid
+    assert beside.results(0) == {"chrf": (child, 3_000_003, "end")}
+    assert beside.results(1) == {"chrf": (child, 100_003, "fin")}
+    assert beside._child is None  # collected: the child has ended
+
+
 def fails_in_a_child(data, metrics):
     if multiprocessing.parent_process() is not None:
         raise RuntimeError("the child fails")
