@@ -42,6 +42,7 @@ def _score_in_child(inbox, sender) -> None:
         results = [scorer(data, metrics) for data in inputs]
         lookups.flush_all()
         sender.send_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 — reported by the parent, which computes the same again
         os._exit(1)
