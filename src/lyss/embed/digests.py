@@ -5,6 +5,8 @@ import functools
 import hashlib
 from pathlib import Path
 
+from lyss import io
+
 HERE = Path(__file__).parent
 # The files that compute a vector from the weights: the graph, its smoothing exponents, the tokenizer.
 MODEL_CODE = ("e5_onnx.py", "e5_weights.py", "e5_smoothing.py", "e5-small-smoothing.npz")
@@ -12,8 +14,8 @@ MODEL_CODE = ("e5_onnx.py", "e5_weights.py", "e5_smoothing.py", "e5-small-smooth
 
 @functools.cache
 def file_digest(path: str) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+    """`lyss.io.file_digest`'s first 16 hex digits, once per process (the weights file is 72 MB)."""
+    return io.file_digest(path)[:16]
 
 
 def code_digest(*names: str) -> str:

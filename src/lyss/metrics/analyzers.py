@@ -130,7 +130,7 @@ def load_analyzer(card: dict, code: str | None = None):
     code = card.get("code") or code or "?"
     if not spec:
         raise AnalyzerUnavailable(missing_fact_reason(card, "fst_analyzer", code))
-    path = Path(spec["path"]).expanduser()
+    (path,) = card_files(card)
     if not path.is_file():
         install = f": install Debian package {spec['package']}" if spec.get("package") else ""
         raise AnalyzerUnavailable(f"FST analyzer {str(path)!r} of language card {code!r} does not exist{install}")
