@@ -69,6 +69,17 @@ def test_a_language_card_plugin_joins_the_score_job_of_its_metric():
     assert {"lyss/eval_standards/crk/metrics.py", "lyss/eval_standards/crk/rules.yaml",
             "lyss/eval_standards/__init__.py"} <= files
 
+def test_a_card_edited_between_two_questions_is_read_again(tmp_path):
+    """Cards are parsed once per content, not per path: an edit in a long-lived process is seen."""
+    card = tmp_path / "xyz.yaml"
+    card.write_text("code: xyz\nevalMetrics:\n  - {metric: bleu, module: lyss.a}\n", encoding="utf-8")
+    assert card_plugins([card], "bleu") == ("lyss.a",)
+    card.write_text("code: xyz\nevalMetrics:\n  - {metric: bleu, module: lyss.b}\n  - {metric: ter, module: lyss.c}\n",
+                    encoding="utf-8")
+    assert card_plugins([card], "bleu") == ("lyss.b",)
+    assert card_plugins([card, card], "ter") == ("lyss.c", "lyss.c")
+
+
 
 def test_the_run_card_writer_depends_on_the_whole_package():
     """aggregate.py writes lyss.aggregate.fingerprint.code_version (every module's hash) into the card."""

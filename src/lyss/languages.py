@@ -25,11 +25,8 @@ import regex
 import yaml
 
 from lyss.errors import InputError
+from lyss.fastyaml import safe_load
 from lyss.settings import default_of
-
-# libyaml's parser where PyYAML was built with it (the same safe constructor, ~6× faster): every Snakemake
-# start-up and pipeline job reads all ~70 card files
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 FROM_FILE = "file"
 FROM_CLDR = "derived from CLDR"
@@ -64,7 +61,7 @@ def read_card_file(path: Path, text: bytes | None = None) -> dict:
     """A card file as written (`text`: its bytes, when already read), validated against the schema;
     InputError naming file, line and field."""
     try:
-        card = yaml.load(path.read_text(encoding="utf-8") if text is None else text.decode("utf-8"), Loader=SAFE_LOADER)
+        card = safe_load(path.read_text(encoding="utf-8") if text is None else text.decode("utf-8"))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise InputError(path, f"malformed YAML ({getattr(err, 'problem', err)})",

@@ -59,21 +59,23 @@ class E5Weights:
         n_pieces, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", self._buf, at)
         (blob_length,) = struct.unpack_from("<Q", self._buf, at + 20)
         at += 28
-        offsets = np.frombuffer(self._buf, dtype="<u4", count=n_pieces + 1, offset=at).astype(np.int64)
+        offsets = np.frombuffer(self._buf, dtype="<u4", count=n_pieces + 1, offset=at).tolist()
         at += 4 * (n_pieces + 1)
         scores = np.frombuffer(self._buf, dtype="<f4", count=n_pieces, offset=at)
         at += 4 * n_pieces
         blob = bytes(self._buf[at:at + blob_length])
         at += blob_length
-        self.pieces: dict[str, int] = {}
-        for i in range(n_pieces):
-            piece = blob[offsets[i]:offsets[i + 1]]
-            if piece and i != self.unk:
-                self.pieces.setdefault(piece.decode("utf-8", "surrogatepass"), i)
+        texts = [blob[start:end].decode("utf-8", "surrogatepass")
+                 for start, end in zip(offsets[:-1], offsets[1:], strict=True)]
+        texts[self.unk] = ""
+        # piece → its first id: zipped from the end, each piece's first id is the one written last. Every model
+        # load builds this table of 250,000 pieces, so it is built in one pass (a loop of setdefault took 0.2 s).
+        self.pieces: dict[str, int] = dict(zip(reversed(texts), range(n_pieces - 1, -1, -1), strict=True))
+        self.pieces.pop("", None)
         self.max_piece_chars = max(map(len, self.pieces))
         # No piece holds the word marker after its first character, so a segmentation cuts before every marker
         # and each word's best segmentation is its own: tokenised once per process, not once per text.
-        self._by_word = not any(META in piece[1:] for piece in self.pieces)
+        self._by_word = META not in "".join(piece[1:] for piece in self.pieces)
         self._scores = scores.tolist()  # Python floats: the same sums as float32 scalars, faster
         self._word_ids = functools.lru_cache(maxsize=1 << 16)(self._segment)
         self.unk_score = float(scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
