@@ -77,7 +77,7 @@ run: apt-run $(BASE)
 	@echo; sed -n '3,$$p' results/leaderboard.md; echo; echo "full logs: results/logs/ and .snakemake/log/"
 
 test: apt-test $(FULL)
-	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q -rs
+	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q -rs --durations=25
 
 lint: $(CORE)
 	$(VENV)/bin/ruff check src tests scripts bench
