@@ -69,6 +69,7 @@ def test_a_language_card_plugin_joins_the_score_job_of_its_metric():
     assert {"lyss/eval_standards/crk/metrics.py", "lyss/eval_standards/crk/rules.yaml",
             "lyss/eval_standards/__init__.py"} <= files
 
+
 def test_a_card_edited_between_two_questions_is_read_again(tmp_path):
     """Cards are parsed once per content, not per path: an edit in a long-lived process is seen."""
     card = tmp_path / "xyz.yaml"

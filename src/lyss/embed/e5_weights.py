@@ -69,7 +69,7 @@ class E5Weights:
                  for start, end in zip(offsets[:-1], offsets[1:], strict=True)]
         texts[self.unk] = ""
         # piece → its first id: zipped from the end, each piece's first id is the one written last. Every model
-        # load builds this table of 250,000 pieces, so it is built in one pass (a loop of setdefault took 0.2 s).
+        # load builds this table of 250,000 pieces: in one pass, not a loop over numpy scalars (0.22 → 0.19 s).
         self.pieces: dict[str, int] = dict(zip(reversed(texts), range(n_pieces - 1, -1, -1), strict=True))
         self.pieces.pop("", None)
         self.max_piece_chars = max(map(len, self.pieces))
