@@ -8,7 +8,9 @@ import pytest
 import sacrebleu
 from scratch_project import ROOT, make_project, read_params, sh, write_params
 
+from lyss.aggregate.composite import select_profile
 from lyss.errors import InputError
+from lyss.languages import card_for
 from lyss.prep.folders import discovered_systems, expand_dataset_folders, load_dataset_entries
 
 DEMO = [json.loads(line) for line in (ROOT / "data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
@@ -79,17 +81,16 @@ def test_the_shipped_ted_dataset_needs_no_method_entries():
     assert len(params["datasets"]["mqm_ted_ende"]["methods"]) == 13
 
 
-@pytest.mark.slow
-def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(tmp_path):
-    """WMT-style files: the reference as a system, a copy of the source, and the references shuffled."""
-    work = make_project(tmp_path / "p", metrics=["chrf_plus_plus", "bleu"], methods={})
+def plain_project(work, metrics=("chrf_plus_plus", "bleu")):
+    """A project whose one dataset is WMT-style files: the reference as a system, a copy of the source, and the
+    references shuffled (40 one-line demo entries); returns the project and {system: its lines, "reference": …}."""
+    work = make_project(work, metrics=list(metrics), methods={})
     entries = [e for e in DEMO if "\n" not in e["source"] + e["reference"]][:40]  # one line each
     sources, references = [e["source"] for e in entries], [e["reference"] for e in entries]
-    shuffled = references[1:] + references[:1]
     folder = work / "data/corpora/plain"
     write_lines(folder / "source.txt", sources)
     write_lines(folder / "reference.txt", references)
-    outputs = {"human": references, "copy": sources, "shuffled": shuffled}
+    outputs = {"human": references, "copy": sources, "shuffled": references[1:] + references[:1]}
     for name, lines in outputs.items():
         write_lines(folder / f"systems/{name}.txt", lines)
     (folder / "dataset.yaml").write_text("id: plain\nname: plain files\nlanguage_pair: eng-spa\nlicence: CC0-1.0\n"
@@ -97,12 +98,41 @@ def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(t
     params = read_params(work)
     params["datasets"] = {"plain": {"path": "data/corpora/plain"}}
     write_params(work, params)
+    return work, {**outputs, "reference": references}
+
+
+@pytest.mark.slow
+def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(tmp_path):
+    work, outputs = plain_project(tmp_path / "p")
+    references = outputs.pop("reference")
     sh(work, "snakemake", "--cores", "2", *(f"results/runs/plain/{m}.json" for m in outputs), timeout=900)
     for name, lines in outputs.items():
         card = json.loads((work / f"results/runs/plain/{name}.json").read_text())
         expected = sacrebleu.corpus_chrf(lines, [references], word_order=2).score
         assert card["scores"]["chrf_plus_plus"] == pytest.approx(expected, abs=1e-6), name
         assert card["scores"]["bleu"] == pytest.approx(sacrebleu.corpus_bleu(lines, [references]).score, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_evidence(tmp_path):
+    """The evidence job takes the one weight profile its dataset's run cards use: the other profile's weights
+    are not its input."""
+    work, outputs = plain_project(tmp_path / "p", metrics=("chrf_plus_plus", "bleu", "exact_match_rate"))
+    rated = {"human": 0, "shuffled": -20, "copy": -25}
+    write_lines(work / "data/corpora/plain/human_scores.csv", ["method,id,human"] + [
+        f"{system},{i},{score - i % 3}" for system, score in rated.items() for i in range(1, 41)])
+    sh(work, "snakemake", "--cores", "2", "evidence_all", timeout=900)
+    used = select_profile(card_for("spa", work / "data/languages"), read_params(work)["composite"])
+    other = {"A": "B", "B": "A"}[used]
+
+    def edit(profile):
+        params = read_params(work)
+        params["composite"]["profiles"][profile]["chrf_plus_plus"] *= 3
+        write_params(work, params)
+        return sh(work, "snakemake", "-n", "--cores", "2", "evidence_all").stdout
+
+    assert "Nothing to be done" in edit(other)
+    assert "validate_dataset" in edit(used)
 
 
 def wmt_testset(root):
