@@ -22,7 +22,7 @@ rule aggregate:
         runtime=30,
     params:
         method=lambda wc: config["methods"][wc.method],
-        composite=config["composite"],
+        composite=applied_composite,
         oracle=config["oracle"],
         # whether the method's model has a price row: without one its cost was not measured
         priced=lambda wc: config["methods"][wc.method].get("model") in config["prices"],

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from lyss.aggregate.composite import select_profile
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
@@ -227,3 +228,19 @@ def validation_outputs():
         "results/evidence/datasets.json",
         *evidence_outputs(),
     ]
+
+
+def applied_composite(wildcards):
+    """`composite` with the one weight profile the dataset's run cards use (lyss.aggregate.composite.select_profile):
+    the param of the jobs that weigh its metrics (aggregate, significance, evidence), so that an edit to another
+    profile's weights reruns none of this dataset's jobs."""
+    settings = config["composite"]
+    chosen = select_profile(dataset_target_card(wildcards.dataset), settings)
+    # "auto" may pick a profile params.yaml lacks: the jobs get every profile and say so
+    if chosen not in settings["profiles"]:
+        return settings
+    return {
+        **settings,
+        "profile": chosen,
+        "profiles": {chosen: settings["profiles"][chosen]},
+    }

@@ -12,7 +12,7 @@ rule significance:
         mem_mb=2000,
         runtime=30,
     params:
-        composite=config["composite"],
+        composite=applied_composite,
         stats=config["stats"],
         code=code("significance.py", "all"),
     script:

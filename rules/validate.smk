@@ -3,8 +3,6 @@
 import json
 from pathlib import Path
 
-from lyss.aggregate.composite import select_profile
-
 
 rule validate:
     """labels (seed 000), correlate (metric–human agreement), jury (seed 004) or probe (seed 003)."""
@@ -66,19 +64,6 @@ def rated_metric_files(wildcards):
     )
 
 
-def evidence_composite(wildcards):
-    """The composite settings with the one weight profile the dataset's run cards use (lyss.evidence.dataset
-    reads no other): an edit to another profile's weights reruns no evidence job of this dataset.
-    """
-    settings = config["composite"]
-    chosen = select_profile(dataset_target_card(wildcards.dataset), settings)
-    return {
-        **settings,
-        "profile": chosen,
-        "profiles": {chosen: settings["profiles"][chosen]},
-    }
-
-
 rule validate_dataset:
     """Metric–human agreement (segment Kendall per item, system Pearson/Kendall, CIs, pairwise tests) and
     the evidence.json the run cards read, on a dataset whose `human_scores` rate its methods.
@@ -99,7 +84,7 @@ rule validate_dataset:
     params:
         stats=config["stats"],
         code=code("validate_dataset.py", "all"),
-        composite=evidence_composite,
+        composite=applied_composite,
         languages_dir=LANGUAGES_DIR,
     script:
         "../scripts/validate_dataset.py"

@@ -114,14 +114,16 @@ def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(t
 
 
 @pytest.mark.slow
-def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_evidence(tmp_path):
-    """The evidence job takes the one weight profile its dataset's run cards use: the other profile's weights
-    are not its input."""
-    work, outputs = plain_project(tmp_path / "p", metrics=("chrf_plus_plus", "bleu", "exact_match_rate"))
+def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_jobs(tmp_path):
+    """The jobs that weigh a dataset's metrics (its run cards, significance, evidence) take the one weight profile
+    its cards use: the other profile's weights are not their input, and the cards' fingerprints do not hash them."""
+    work, _ = plain_project(tmp_path / "p", metrics=("chrf_plus_plus", "bleu", "exact_match_rate"))
     rated = {"human": 0, "shuffled": -20, "copy": -25}
     write_lines(work / "data/corpora/plain/human_scores.csv", ["method,id,human"] + [
         f"{system},{i},{score - i % 3}" for system, score in rated.items() for i in range(1, 41)])
-    sh(work, "snakemake", "--cores", "2", "evidence_all", timeout=900)
+    targets = ["evidence_all", "results/significance/plain.json", *(f"results/runs/plain/{m}.json" for m in rated)]
+    sh(work, "snakemake", "--cores", "2", *targets, timeout=900)
+    fingerprint = json.loads((work / "results/runs/plain/human.json").read_text())["fingerprint"]
     used = select_profile(card_for("spa", work / "data/languages"), read_params(work)["composite"])
     other = {"A": "B", "B": "A"}[used]
 
@@ -129,10 +131,13 @@ def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_evidence(
         params = read_params(work)
         params["composite"]["profiles"][profile]["chrf_plus_plus"] *= 3
         write_params(work, params)
-        return sh(work, "snakemake", "-n", "--cores", "2", "evidence_all").stdout
+        return sh(work, "snakemake", "-n", "--cores", "2", *targets).stdout
 
     assert "Nothing to be done" in edit(other)
-    assert "validate_dataset" in edit(used)
+    sh(work, "snakemake", "--cores", "2", "--forcerun", "aggregate", "--", "results/runs/plain/human.json")
+    assert json.loads((work / "results/runs/plain/human.json").read_text())["fingerprint"] == fingerprint
+    plan = edit(used)
+    assert "validate_dataset" in plan and "aggregate" in plan and "significance" in plan
 
 
 def wmt_testset(root):

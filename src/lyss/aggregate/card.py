@@ -135,11 +135,14 @@ def tier_table(settings: CardSettings) -> list[dict]:
     return [{"name": t.name, "min": t.min} for t in settings.tiers]
 
 
-def _fingerprint(run: CardInput, evidence: list[dict]) -> dict:
-    """Hash of the corpus, of the params.yaml sections as written that shape the numbers, and of the code."""
+def _fingerprint(run: CardInput, evidence: list[dict], profile: str) -> dict:
+    """Hash of the corpus, of the params.yaml sections as written that shape the numbers, and of the code. Of
+    `composite.profiles`, the one `profile` the card applies: another profile's weights shape none of its numbers
+    (and the workflow's aggregate job does not rerun for them)."""
     raw = run.settings.raw
+    composite = {**plain(raw["composite"]), "profiles": {profile: plain(raw["composite"]["profiles"][profile])}}
     shaping = {"method": plain(run.method.config), "metrics": sorted(run.results),
-               "composite": plain(raw["composite"]), "oracle": plain(raw.get("oracle", {})),
+               "composite": composite, "oracle": plain(raw.get("oracle", {})),
                "priced": _priced(run), "tiers": plain(raw["tiers"]), "caveats": plain(raw["caveats"]),
                "stats": plain(raw["stats"]), "evidence": evidence, "review": plain(run.review),
                "raters": plain(run.raters)}
@@ -213,7 +216,7 @@ def build_card(run: CardInput) -> dict:
         "method": method_block,
         "model_slug": method_block.get("model") or method.name,
         "condition": method_block.get("condition", "default"),
-        "fingerprint": _fingerprint(run, evidence),
+        "fingerprint": _fingerprint(run, evidence, profile),
         "elapsed_seconds": totals["elapsed_seconds"],
         "composite_profile": {"profile": profile, "weights": weights,
                               "applied_weights": {k: rounded(v) for k, v in applied_weights(scores, weights).items()},
