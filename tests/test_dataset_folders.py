@@ -116,7 +116,7 @@ def test_a_plain_text_dataset_with_three_systems_runs_with_no_entry_per_system(t
 @pytest.mark.slow
 def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_jobs(tmp_path):
     """The jobs that weigh a dataset's metrics (its run cards, significance, evidence) take the one weight profile
-    its cards use: the other profile's weights are not their input, and the cards' fingerprints do not hash them."""
+    its cards use: the other profile's weights are not their input, and the cards' fingerprints hash what they take."""
     work, _ = plain_project(tmp_path / "p", metrics=("chrf_plus_plus", "bleu", "exact_match_rate"))
     rated = {"human": 0, "shuffled": -20, "copy": -25}
     write_lines(work / "data/corpora/plain/human_scores.csv", ["method,id,human"] + [
@@ -134,6 +134,10 @@ def test_editing_a_profile_the_dataset_does_not_use_reruns_none_of_its_jobs(tmp_
         return sh(work, "snakemake", "-n", "--cores", "2", *targets).stdout
 
     assert "Nothing to be done" in edit(other)
+    params = read_params(work)
+    params["composite"]["profile"] = used  # naming the profile "auto" picked changes nothing either
+    write_params(work, params)
+    assert "Nothing to be done" in sh(work, "snakemake", "-n", "--cores", "2", *targets).stdout
     sh(work, "snakemake", "--cores", "2", "--forcerun", "aggregate", "--", "results/runs/plain/human.json")
     assert json.loads((work / "results/runs/plain/human.json").read_text())["fingerprint"] == fingerprint
     plan = edit(used)

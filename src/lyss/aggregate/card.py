@@ -137,10 +137,11 @@ def tier_table(settings: CardSettings) -> list[dict]:
 
 def _fingerprint(run: CardInput, evidence: list[dict], profile: str) -> dict:
     """Hash of the corpus, of the params.yaml sections as written that shape the numbers, and of the code. Of
-    `composite.profiles`, the one `profile` the card applies: another profile's weights shape none of its numbers
-    (and the workflow's aggregate job does not rerun for them)."""
+    `composite`, what the workflow's aggregate job takes (rules/common.smk, `applied_composite`): the `profile` the
+    card applies and its weights alone, since another profile shapes none of its numbers and reruns no job."""
     raw = run.settings.raw
-    composite = {**plain(raw["composite"]), "profiles": {profile: plain(raw["composite"]["profiles"][profile])}}
+    composite = {**plain(raw["composite"]), "profile": profile,
+                 "profiles": {profile: plain(raw["composite"]["profiles"][profile])}}
     shaping = {"method": plain(run.method.config), "metrics": sorted(run.results),
                "composite": composite, "oracle": plain(raw.get("oracle", {})),
                "priced": _priced(run), "tiers": plain(raw["tiers"]), "caveats": plain(raw["caveats"]),
