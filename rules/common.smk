@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from lyss.aggregate.composite import select_profile
+from lyss.aggregate.composite import select_profile, with_one_profile
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
@@ -239,8 +239,4 @@ def applied_composite(wildcards):
     # "auto" may pick a profile params.yaml lacks: the jobs get every profile and say so
     if chosen not in settings["profiles"]:
         return settings
-    return {
-        **settings,
-        "profile": chosen,
-        "profiles": {chosen: settings["profiles"][chosen]},
-    }
+    return with_one_profile(settings, chosen)

@@ -81,7 +81,6 @@ def test_a_card_edited_between_two_questions_is_read_again(tmp_path):
     assert card_plugins([card, card], "ter") == ("lyss.c", "lyss.c")
 
 
-
 def test_the_run_card_writer_depends_on_the_whole_package():
     """aggregate.py writes lyss.aggregate.fingerprint.code_version (every module's hash) into the card."""
     files = names(closure(SCRIPTS / "aggregate.py", "all"))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from lyss.aggregate.caveats import entry_flags, skipped_caveats
-from lyss.aggregate.composite import applied_weights, select_profile, weight_share
+from lyss.aggregate.composite import applied_weights, select_profile, weight_share, with_one_profile
 from lyss.aggregate.confidence import Resampling, confidence_intervals
 from lyss.aggregate.fingerprint import run_fingerprint
 from lyss.aggregate.oracle import failed_metrics, reference_check
@@ -140,10 +140,8 @@ def _fingerprint(run: CardInput, evidence: list[dict], profile: str) -> dict:
     `composite`, what the workflow's aggregate job takes (rules/common.smk, `applied_composite`): the `profile` the
     card applies and its weights alone, since another profile shapes none of its numbers and reruns no job."""
     raw = run.settings.raw
-    composite = {**plain(raw["composite"]), "profile": profile,
-                 "profiles": {profile: plain(raw["composite"]["profiles"][profile])}}
     shaping = {"method": plain(run.method.config), "metrics": sorted(run.results),
-               "composite": composite, "oracle": plain(raw.get("oracle", {})),
+               "composite": with_one_profile(plain(raw["composite"]), profile), "oracle": plain(raw.get("oracle", {})),
                "priced": _priced(run), "tiers": plain(raw["tiers"]), "caveats": plain(raw["caveats"]),
                "stats": plain(raw["stats"]), "evidence": evidence, "review": plain(run.review),
                "raters": plain(run.raters)}

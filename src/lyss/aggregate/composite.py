@@ -48,6 +48,13 @@ def select_profile(target_card: dict | None, composite_settings: dict | None = N
     return "A" if analyzer.get("path") and Path(analyzer["path"]).exists() else "B"
 
 
+def with_one_profile(composite_settings: dict, profile: str) -> dict:
+    """`composite_settings` with `profile` named and its weights the only profile: what the workflow's jobs that
+    weigh a dataset's metrics take as a param (rules/common.smk) and what the run card's fingerprint hashes, so that
+    another profile's weights rerun none of them."""
+    return {**composite_settings, "profile": profile, "profiles": {profile: composite_settings["profiles"][profile]}}
+
+
 def applied_weights(scores: dict, weights: dict) -> dict:
     """The renormalised weights over the metrics that are available (non-null) in `scores` (§4.1)."""
     available = {m: w for m, w in weights.items() if scores.get(m) is not None}
