@@ -18,6 +18,7 @@ import pytest
 import yaml
 from scratch_project import DATASET, make_project, read_params, sh, write_params
 
+from lyss.errors import InputError
 from lyss.io import SIGNIFICANT_DIGITS, fixed, write_json_atomic, write_jsonl_atomic
 from lyss.metrics.base import MetricResult
 from lyss.metrics.files import read_metric_result, write_metric_result
@@ -84,6 +85,20 @@ def test_metric_files_hold_the_same_bytes_for_values_that_differ_in_their_last_b
     assert ids == ["e1", "e2", "e3"]
     assert result.values.tolist() == [0.3, 0.6666666667, 41.0] and result.corpus_value == 0.3
     assert result.details == {"spread": 0.04285714286}
+
+
+def test_a_metric_file_of_the_pandas_checksum_era_is_refused_with_what_to_do(tmp_path):
+    """Files written before the rows were checksummed through pyarrow (`checksum`, no `rows_sha256`) name the
+    step that writes them again, not a corruption."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = {"metric": "bleu", "corpus_value": 0.3, "counts": {}, "signature": None, "reason": None, "details": {},
+            "extra_columns": [], "n_entries": 1, "checksum": "0" * 64}
+    table = pa.table({"id": ["e1"], "value": [0.3]}).replace_schema_metadata({"lyss": json.dumps(meta)})
+    pq.write_table(table, tmp_path / "bleu.parquet")
+    with pytest.raises(InputError, match=r"bleu\.parquet.*older LYSS.*score step"):
+        read_metric_result(tmp_path / "bleu.parquet")
 
 
 # ------------------------------------------------------------------------------------------ in the workflow

@@ -3,6 +3,7 @@ coverage of the percentile bootstrap on simulated data with a known mean."""
 
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from lyss.stats import (
     resample,
     swap_masks,
 )
+from lyss.stats.paired import EXACT_SUM_LIMIT, binomial_half_cdf
 
 
 def mean_statistic(values) -> CorpusStatistic:
@@ -230,6 +232,24 @@ def test_mcnemar_seed_003_example_and_edge_cases():
     assert mcnemar_exact(np.array([1, 0.0]), np.array([1, 0.0])).p_value == 1.0
     result = mcnemar_exact(np.array([1, np.nan, 0.0]), np.array([0, 1, 0.0]))
     assert (result.n, result.baseline_only, result.system_only) == (2, 1, 0)
+
+
+def test_the_binomial_tail_is_the_exact_sum_on_both_sides_of_its_limit():
+    # P[X ≤ 2], X ~ Bin(6, 1/2) = (1 + 6 + 15) / 64 by hand; for odd n, P[X ≤ (n − 1)/2] = 1/2 exactly by symmetry.
+    assert binomial_half_cdf(2, 6) == 22 / 64
+    assert binomial_half_cdf(0, 1) == 0.5
+    assert binomial_half_cdf(1_500, 3_001) == 0.5
+    n, k = EXACT_SUM_LIMIT + 1, 24_800  # past the limit: the incomplete beta, against the definition
+    assert binomial_half_cdf(k, n) == pytest.approx(float(Fraction(sum(_binomials(n, k)), 2 ** n)), rel=1e-13)
+    assert binomial_half_cdf(n // 2, n) == pytest.approx(0.5, rel=1e-13)
+
+
+def _binomials(n: int, k: int):
+    """C(n, 0), …, C(n, k) in integers."""
+    term = 1
+    for i in range(k + 1):
+        yield term
+        term = term * (n - i) // (i + 1)
 
 
 def test_holm_hand_computed():

@@ -9,7 +9,6 @@ import hashlib
 import json
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -19,12 +18,17 @@ from lyss.metrics.base import MetricResult
 
 META_KEY = b"lyss"
 _META_KEYS = {"metric", "corpus_value", "counts", "signature", "reason", "details", "extra_columns", "n_entries",
-              "checksum"}
+              "columns", "rows_sha256", "meta_checksum"}
 
 
-def _checksum(frame: pd.DataFrame) -> str:
-    hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-    return hashlib.sha256(hashed.tobytes()).hexdigest()
+def _checksum(table: pa.Table) -> str:
+    """SHA-256 over every column's name and values (JSON: floats by their shortest exact repr, NaN and null
+    apart), so that any changed digit, row or column name is caught. Computed from the Arrow table both when
+    writing and reading: no pandas in the jobs that write or read metric files (importing it costs 0.3 s)."""
+    digest = hashlib.sha256()
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        digest.update(json.dumps([name, column.to_pylist()], ensure_ascii=False).encode())
+    return digest.hexdigest()
 
 
 def _meta_checksum(meta: dict) -> str:
@@ -33,14 +37,24 @@ def _meta_checksum(meta: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def to_frame(result: MetricResult, ids: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame({"id": ids, "value": np.asarray(result.values, dtype=float)})
+def _column(values) -> pa.Array:
+    """An extra per-entry column: text stays text; anything else is a number (float64, NaN where undefined,
+    stored as null), at lyss.io's fixed precision."""
+    values = list(values)
+    if values and all(isinstance(v, str) for v in values):
+        return pa.array(values, pa.string())
+    return pa.array(np.asarray(fixed(values), dtype=np.float64), pa.float64(), from_pandas=True)
+
+
+def to_table(result: MetricResult, ids: list[str]) -> pa.Table:
+    """Rows: `id`, `value`, `stat_<i>`, then the extra columns in the result's order."""
+    columns = {"id": pa.array(list(ids), pa.string()), "value": _column(np.asarray(result.values, dtype=float))}
     if result.stats is not None:
         for i in range(result.stats.shape[1]):
-            frame[f"stat_{i}"] = result.stats[:, i]
+            columns[f"stat_{i}"] = _column(result.stats[:, i])
     for name, column in result.columns.items():
-        frame[name] = list(column)
-    return frame
+        columns[name] = _column(column)
+    return pa.table(columns)
 
 
 def write_metric_result(path, result: MetricResult, ids: list[str], stamp: str | None = None) -> None:
@@ -48,7 +62,7 @@ def write_metric_result(path, result: MetricResult, ids: list[str], stamp: str |
     a last-bit difference between two machines would otherwise change the file. `stamp`: what the result was
     computed from (lyss.metrics.score.metric_stamp), so that a grouped score job can tell which of its files
     are still current and leave those alone."""
-    frame = to_frame(result, ids).apply(lambda column: column.map(fixed))
+    table = to_table(result, ids)
     meta = {
         "metric": result.metric,
         "corpus_value": result.corpus_value,
@@ -58,16 +72,15 @@ def write_metric_result(path, result: MetricResult, ids: list[str], stamp: str |
         "signature": result.signature,
         "details": result.details,
         "extra_columns": list(result.columns),
-        "n_entries": len(frame),
-        "columns": list(frame.columns),
-        "checksum": _checksum(frame),
+        "n_entries": table.num_rows,
+        "columns": table.column_names,
+        "rows_sha256": _checksum(table),
     }
     if stamp is not None:
         meta["stamp"] = stamp
     meta = fixed(meta)
     meta["meta_checksum"] = _meta_checksum(meta)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})
+    table = table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
 
@@ -86,41 +99,53 @@ def read_stamp(path) -> str | None:
 
 
 def read_metric_result(path) -> tuple[MetricResult, list[str]]:
-    """Read a metric file back; raise InputError if it is unreadable, truncated or altered."""
+    """Read a metric file back; raise InputError if it is unreadable, truncated, altered or written by a LYSS
+    before its rows were checksummed without pandas (the score step writes it again)."""
     try:
         table = pq.read_table(path)
         raw = (table.schema.metadata or {}).get(META_KEY)
         if raw is None:
             raise InputError(path, "not a LYSS metric file (no 'lyss' metadata)")
         meta = json.loads(raw)
-        frame = table.to_pandas()
+        rows = _checksum(table)
     except InputError:
         raise
     except FileNotFoundError:
         raise InputError(path, "metric file does not exist") from None
-    except Exception as err:  # noqa: BLE001 — damaged bytes fail in pyarrow, JSON, UTF-8 or pandas alike
+    except Exception as err:  # noqa: BLE001 — damaged bytes fail in pyarrow, JSON or UTF-8 alike
         raise InputError(path, f"unreadable or truncated Parquet file ({type(err).__name__}: {err})") from None
-    # files written before `meta_checksum` existed are checked on their rows only
-    if not isinstance(meta, dict) or not _META_KEYS <= meta.keys() or (
-            "meta_checksum" in meta and meta["meta_checksum"] != _meta_checksum(meta)):
+    if isinstance(meta, dict) and "checksum" in meta and "rows_sha256" not in meta:
+        raise InputError(path, "metric file written by an older LYSS (pandas row checksum); run its score step "
+                         "again (`snakemake --forcerun score`, or delete the file)")
+    if not isinstance(meta, dict) or not _META_KEYS <= meta.keys() or meta["meta_checksum"] != _meta_checksum(meta):
         raise InputError(path, "metric file is corrupted: its metadata do not match their recorded checksum")
-    if list(frame.columns) != meta.get("columns", list(frame.columns)):
-        raise InputError(path, f"metric file is corrupted: columns {list(frame.columns)} differ from the recorded "
-                         f"{meta['columns']}")
-    if len(frame) != meta["n_entries"] or _checksum(frame) != meta["checksum"]:
+    names = table.column_names
+    if names != meta["columns"]:
+        raise InputError(path, f"metric file is corrupted: columns {names} differ from the recorded {meta['columns']}")
+    if table.num_rows != meta["n_entries"] or rows != meta["rows_sha256"]:
         raise InputError(path, "metric file is corrupted: rows do not match their recorded checksum")
-    if not all(isinstance(i, str) for i in frame["id"]):
+    if table.schema.field("id").type != pa.string() or table.column("id").null_count:
         raise InputError(path, "metric file is corrupted: the id column does not hold strings")
-    stat_cols = sorted((c for c in frame.columns if c.startswith("stat_")), key=lambda c: int(c[5:]))
+    stat_cols = sorted((c for c in names if c.startswith("stat_")), key=lambda c: int(c[5:]))
     result = MetricResult(
         metric=meta["metric"],
-        values=frame["value"].to_numpy(dtype=float),
+        values=_numbers(table.column("value")),
         corpus_value=meta["corpus_value"],
-        stats=frame[stat_cols].to_numpy(dtype=float) if stat_cols else None,
+        stats=np.column_stack([_numbers(table.column(c)) for c in stat_cols]) if stat_cols else None,
         counts=meta["counts"],
         signature=meta["signature"],
         reason=meta["reason"],
         details=meta["details"],
-        columns={c: frame[c].tolist() for c in meta["extra_columns"]},
+        columns={c: _values(table.column(c)) for c in meta["extra_columns"]},
     )
-    return result, frame["id"].tolist()
+    return result, table.column("id").to_pylist()
+
+
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """A float64 column as an array, NaN where null."""
+    return column.to_numpy().astype(np.float64, copy=False)
+
+
+def _values(column: pa.ChunkedArray) -> list:
+    """An extra column as written: numbers with NaN where undefined, text as text."""
+    return _numbers(column).tolist() if pa.types.is_floating(column.type) else column.to_pylist()
