@@ -38,23 +38,43 @@ def _meta_checksum(meta: dict) -> str:
 
 
 def _column(values) -> pa.Array:
-    """An extra per-entry column: text stays text; anything else is a number (float64, NaN where undefined,
-    stored as null), at lyss.io's fixed precision."""
+    """A per-entry column: text stays text; anything else is a number (float64, NaN where undefined, stored as
+    null), at lyss.io's fixed precision."""
     values = list(values)
     if values and all(isinstance(v, str) for v in values):
-        return pa.array(values, pa.string())
-    return pa.array(np.asarray(fixed(values), dtype=np.float64), pa.float64(), from_pandas=True)
+        return _strings(values)
+    return _floats(np.asarray(fixed(values), dtype=np.float64))
+
+
+# Arrays are assembled from their buffers: `pa.array` asks pandas whether its argument is a Series, and so
+# imports it (0.3 s of every score job).
+
+def _strings(values: list[str]) -> pa.Array:
+    encoded = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        raise ValueError(f"a text column of {offsets[-1]:,} bytes: Arrow strings hold less than 2 GiB")
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets.astype(np.int32).tobytes()),
+                                                             pa.py_buffer(b"".join(encoded))])
+
+
+def _floats(values: np.ndarray) -> pa.Array:
+    defined = ~np.isnan(values)
+    validity = None if defined.all() else pa.py_buffer(np.packbits(defined, bitorder="little").tobytes())
+    return pa.Array.from_buffers(pa.float64(), len(values),
+                                 [validity, pa.py_buffer(np.ascontiguousarray(values, "<f8").tobytes())])
 
 
 def to_table(result: MetricResult, ids: list[str]) -> pa.Table:
     """Rows: `id`, `value`, `stat_<i>`, then the extra columns in the result's order."""
-    columns = {"id": pa.array(list(ids), pa.string()), "value": _column(np.asarray(result.values, dtype=float))}
+    columns = {"id": _strings(list(ids)), "value": _column(np.asarray(result.values, dtype=float))}
     if result.stats is not None:
         for i in range(result.stats.shape[1]):
             columns[f"stat_{i}"] = _column(result.stats[:, i])
     for name, column in result.columns.items():
         columns[name] = _column(column)
-    return pa.table(columns)
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def write_metric_result(path, result: MetricResult, ids: list[str], stamp: str | None = None) -> None:
@@ -102,7 +122,7 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
     """Read a metric file back; raise InputError if it is unreadable, truncated, altered or written by a LYSS
     before its rows were checksummed without pandas (the score step writes it again)."""
     try:
-        table = pq.read_table(path)
+        table = pq.ParquetFile(path).read()  # pq.read_table goes through pyarrow.dataset, which imports pandas
         raw = (table.schema.metadata or {}).get(META_KEY)
         if raw is None:
             raise InputError(path, "not a LYSS metric file (no 'lyss' metadata)")
@@ -142,8 +162,8 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
 
 
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:
-    """A float64 column as an array, NaN where null."""
-    return column.to_numpy().astype(np.float64, copy=False)
+    """A float64 column as an array, NaN where null (through Python lists: Arrow's `to_numpy` imports pandas)."""
+    return np.array(column.to_pylist(), dtype=np.float64)
 
 
 def _values(column: pa.ChunkedArray) -> list:
