@@ -45,8 +45,8 @@ apt-test:
 # development tools on top of it (lint, tests); the tests add the optional COMET extra (torch CPU wheel +
 # unbabel-comet) so the COMET metric is tested for real. uv installs the package under requirements/run.txt's
 # pins in ≈ 35 s where pip took ≈ 200 s; --compile-bytecode because this machine sets PYTHONDONTWRITEBYTECODE,
-# and without .pyc files every pipeline job pays 2–3 s of imports. The pins keep pandas and pyarrow, whose
-# releases change the parquet bytes dvc.lock records, where the committed dvc.lock was made.
+# and without .pyc files every pipeline job pays 2–3 s of imports. The pins keep pyarrow, whose releases
+# change the parquet bytes dvc.lock records (its version is in every file), where the committed dvc.lock was made.
 UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python -q --compile-bytecode -c requirements/run.txt
 $(BASE): pyproject.toml requirements/run.txt
 	[ -x $(VENV)/bin/python ] || python3 -m venv $(VENV)
@@ -83,8 +83,8 @@ lint: $(CORE)
 	$(VENV)/bin/ruff check src tests scripts bench
 	$(VENV)/bin/snakefmt --check Snakefile rules
 
-# Re-pins requirements/run.txt after a dependency change in pyproject.toml; pandas and pyarrow stay where they
-# are (a new release changes the parquet bytes). Then `make run` and commit the dvc.lock it writes.
+# Re-pins requirements/run.txt after a dependency change in pyproject.toml; pyarrow stays where it is (a new
+# release changes the parquet bytes). Then `make run` and commit the dvc.lock it writes.
 lock: $(BASE)
 	$(VENV)/bin/uv pip compile -q pyproject.toml --no-header --no-annotate \
-	  -c <(grep -E '^(pandas|pyarrow)==' requirements/run.txt) -o requirements/run.txt
+	  -c <(grep -E '^pyarrow==' requirements/run.txt) -o requirements/run.txt
