@@ -87,6 +87,20 @@ def test_metric_files_hold_the_same_bytes_for_values_that_differ_in_their_last_b
     assert result.details == {"spread": 0.04285714286}
 
 
+def test_a_metric_file_gives_back_its_columns_as_written(tmp_path):
+    """Text with a missing value, numbers with an undefined one, sufficient statistics and ids with non-ASCII
+    letters, through Arrow buffers both ways (tests/test_faults.py flips their bits)."""
+    result = MetricResult("bleu", np.array([0.5, np.nan, 1.0]), 0.75, stats=np.array([[1, 2], [np.nan, 3], [4, 5.0]]),
+                          columns={"verdict": ["exact", None, "miss"], "cos": [0.25, None, np.nan]})
+    write_metric_result(tmp_path / "bleu.parquet", result, ["e1", "é2", "e3"])
+    back, ids = read_metric_result(tmp_path / "bleu.parquet")
+    assert ids == ["e1", "é2", "e3"]
+    assert np.array_equal(back.values, [0.5, np.nan, 1.0], equal_nan=True)
+    assert np.array_equal(back.stats, [[1, 2], [np.nan, 3], [4, 5]], equal_nan=True)
+    assert back.columns["verdict"] == ["exact", None, "miss"]
+    assert back.columns["cos"][0] == 0.25 and all(math.isnan(v) for v in back.columns["cos"][1:])
+
+
 def test_a_metric_file_of_the_pandas_checksum_era_is_refused_with_what_to_do(tmp_path):
     """Files written before the rows were checksummed through pyarrow (`checksum`, no `rows_sha256`) name the
     step that writes them again, not a corruption."""

@@ -33,6 +33,18 @@ def cards():
     return load_cards(CARDS)
 
 
+def test_a_card_is_read_when_asked_for_and_a_broken_one_named_then(tmp_path):
+    """A Snakemake start asks for its datasets' cards only; a broken card of another language stops nothing
+    until it is asked for, and then names its file and field."""
+    (tmp_path / "deu.yaml").write_text((CARDS / "deu.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "fra.yaml").write_text("code: fra\nscripts: 7\n", encoding="utf-8")
+    cards = load_cards(tmp_path)
+    assert sorted(cards) == ["deu", "fra"] and "guj" not in cards and len(cards) == 2
+    assert cards["deu"]["code"] == "deu" and cards.get("guj")["code"] == "guj"  # no file: the CLDR card
+    with pytest.raises(InputError, match=r"fra\.yaml"):
+        cards["fra"]
+
+
 def test_shipped_cards_validate_and_include_eng_spa_crk(cards):
     assert {"eng", "spa", "crk"} <= cards.keys()
     assert cards["crk"]["fst_analyzer"]["backend"] == "hfstol"

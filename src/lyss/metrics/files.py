@@ -38,10 +38,11 @@ def _meta_checksum(meta: dict) -> str:
 
 
 def _column(values) -> pa.Array:
-    """A per-entry column: text stays text; anything else is a number (float64, NaN where undefined, stored as
-    null), at lyss.io's fixed precision."""
+    """A per-entry column: text (None where missing) stays text; anything else is a number (float64, NaN where
+    undefined, stored as null), at lyss.io's fixed precision."""
     values = list(values)
-    if values and all(isinstance(v, str) for v in values):
+    texts = [v for v in values if v is not None]
+    if texts and all(isinstance(v, str) for v in texts):
         return _strings(values)
     return _floats(np.asarray(fixed(values), dtype=np.float64))
 
@@ -49,21 +50,26 @@ def _column(values) -> pa.Array:
 # Arrays are assembled from their buffers: `pa.array` asks pandas whether its argument is a Series, and so
 # imports it (0.3 s of every score job).
 
-def _strings(values: list[str]) -> pa.Array:
-    encoded = [v.encode("utf-8") for v in values]
+def _strings(values: list[str | None]) -> pa.Array:
+    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     if offsets[-1] >= 2**31:
         raise ValueError(f"a text column of {offsets[-1]:,} bytes: Arrow strings hold less than 2 GiB")
-    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets.astype(np.int32).tobytes()),
+    return pa.Array.from_buffers(pa.string(), len(encoded), [_validity([v is not None for v in values]),
+                                                             pa.py_buffer(offsets.astype(np.int32).tobytes()),
                                                              pa.py_buffer(b"".join(encoded))])
 
 
+def _validity(defined) -> pa.Buffer | None:
+    """Arrow's validity bitmap (bit i set: row i holds a value); None when every row does."""
+    defined = np.asarray(defined, dtype=bool)
+    return None if defined.all() else pa.py_buffer(np.packbits(defined, bitorder="little").tobytes())
+
+
 def _floats(values: np.ndarray) -> pa.Array:
-    defined = ~np.isnan(values)
-    validity = None if defined.all() else pa.py_buffer(np.packbits(defined, bitorder="little").tobytes())
-    return pa.Array.from_buffers(pa.float64(), len(values),
-                                 [validity, pa.py_buffer(np.ascontiguousarray(values, "<f8").tobytes())])
+    data = pa.py_buffer(np.ascontiguousarray(values, "<f8").tobytes())
+    return pa.Array.from_buffers(pa.float64(), len(values), [_validity(~np.isnan(values)), data])
 
 
 def to_table(result: MetricResult, ids: list[str]) -> pa.Table:
