@@ -49,12 +49,17 @@ def test_surface_metrics_load_no_embedder_and_say_the_caveat_is_skipped(tmp_path
     assert "misaligned_output" in json.loads(block)["skipped_caveats"]
 
 
-def test_the_workflow_jobs_that_read_and_write_metric_files_import_no_pandas():
+def test_the_workflow_jobs_that_read_and_write_metric_files_import_no_pandas(tmp_path):
     """pandas costs 0.3 s of every score, aggregate, evidence and significance job's start; the metric files
-    (lyss.metrics.files) are read and written through pyarrow alone."""
-    metric_file = next(ROOT.glob("results/metrics/*/*/bleu.parquet"))
-    out = python("import sys\nimport lyss.metrics.score, lyss.aggregate, lyss.aggregate.card, lyss.significance, "
-                 f"lyss.evidence.dataset\nfrom lyss.metrics.files import read_metric_result, read_stamp\n"
-                 f"read_metric_result({str(metric_file)!r}), read_stamp({str(metric_file)!r})\n"
+    (lyss.metrics.files) are written and read through pyarrow alone."""
+    path = str(tmp_path / "bleu.parquet")
+    out = python("import sys\nimport numpy as np\nimport lyss.metrics.score, lyss.aggregate, lyss.aggregate.card, "
+                 "lyss.significance, lyss.evidence.dataset\n"
+                 "from lyss.metrics.base import MetricResult\n"
+                 "from lyss.metrics.files import read_metric_result, read_stamp, write_metric_result\n"
+                 "result = MetricResult('bleu', np.array([0.5, np.nan]), 0.5, stats=np.ones((2, 2)), "
+                 "columns={'verdict': ['exact', None], 'cos': [0.9, 0.8]})\n"
+                 f"write_metric_result({path!r}, result, ['a', 'b'], stamp='s')\n"
+                 f"read_metric_result({path!r}), read_stamp({path!r})\n"
                  "print('pandas' in sys.modules)")
     assert out.strip() == "False"
