@@ -101,6 +101,24 @@ def test_a_metric_file_gives_back_its_columns_as_written(tmp_path):
     assert back.columns["cos"][0] == 0.25 and all(math.isnan(v) for v in back.columns["cos"][1:])
 
 
+def test_a_consistent_metric_file_without_an_id_column_is_refused_by_name(tmp_path):
+    """Rows and metadata that match their checksums but no `id` column first (a file made by hand): a clear
+    InputError naming the file, not a KeyError."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lyss.metrics import files
+
+    table = pa.table({"key": ["e1"], "value": [0.3]})
+    meta = {"metric": "bleu", "corpus_value": 0.3, "available": True, "reason": None, "counts": {},
+            "signature": None, "details": {}, "extra_columns": [], "n_entries": 1, "columns": ["key", "value"],
+            "rows_sha256": files._checksum(table)}
+    meta["meta_checksum"] = files._meta_checksum(meta)
+    pq.write_table(table.replace_schema_metadata({"lyss": json.dumps(meta)}), tmp_path / "bleu.parquet")
+    with pytest.raises(InputError, match=r"bleu\.parquet.*id column"):
+        read_metric_result(tmp_path / "bleu.parquet")
+
+
 def test_a_metric_file_of_the_pandas_checksum_era_is_refused_with_what_to_do(tmp_path):
     """Files written before the rows were checksummed through pyarrow (`checksum`, no `rows_sha256`) name the
     step that writes them again, not a corruption."""

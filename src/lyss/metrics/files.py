@@ -150,8 +150,8 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
         raise InputError(path, f"metric file is corrupted: columns {names} differ from the recorded {meta['columns']}")
     if table.num_rows != meta["n_entries"] or rows != meta["rows_sha256"]:
         raise InputError(path, "metric file is corrupted: rows do not match their recorded checksum")
-    if table.schema.field("id").type != pa.string() or table.column("id").null_count:
-        raise InputError(path, "metric file is corrupted: the id column does not hold strings")
+    if names[:2] != ["id", "value"] or table.schema.field("id").type != pa.string() or table.column("id").null_count:
+        raise InputError(path, "metric file is corrupted: it does not begin with an id column of strings and values")
     stat_cols = sorted((c for c in names if c.startswith("stat_")), key=lambda c: int(c[5:]))
     result = MetricResult(
         metric=meta["metric"],
