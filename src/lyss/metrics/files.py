@@ -22,12 +22,15 @@ _META_KEYS = {"metric", "corpus_value", "counts", "signature", "reason", "detail
 
 
 def _checksum(table: pa.Table) -> str:
-    """SHA-256 over every column's name and values (JSON: floats by their shortest exact repr, NaN and null
-    apart), so that any changed digit, row or column name is caught. Computed from the Arrow table both when
-    writing and reading: no pandas in the jobs that write or read metric files (importing it costs 0.3 s)."""
+    """SHA-256 over every column's name and values, so that any changed digit, row or column name is caught:
+    a number column's float64 bytes (NaN where null), a text column's JSON. Computed from the Arrow table both
+    when writing and reading: no pandas in the jobs that write or read metric files (importing it costs 0.3 s)."""
     digest = hashlib.sha256()
     for name, column in zip(table.column_names, table.columns, strict=True):
-        digest.update(json.dumps([name, column.to_pylist()], ensure_ascii=False).encode())
+        if pa.types.is_floating(column.type):
+            digest.update(json.dumps([name, "float64", len(column)]).encode() + _numbers(column).tobytes())
+        else:
+            digest.update(json.dumps([name, column.to_pylist()], ensure_ascii=False).encode())
     return digest.hexdigest()
 
 
@@ -168,8 +171,16 @@ def read_metric_result(path) -> tuple[MetricResult, list[str]]:
 
 
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:
-    """A float64 column as an array, NaN where null (through Python lists: Arrow's `to_numpy` imports pandas)."""
-    return np.array(column.to_pylist(), dtype=np.float64)
+    """A float64 column as an array, NaN where null, read from its buffers (Arrow's `to_numpy` imports pandas;
+    a list of Python floats is 5× slower on a WMT-sized file)."""
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    start, n = array.offset, len(array)
+    validity, data = array.buffers()
+    values = np.frombuffer(data, dtype="<f8", count=n, offset=8 * start).copy() if n else np.zeros(0)
+    if array.null_count:
+        defined = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=start + n, bitorder="little")
+        values[defined[start:] == 0] = np.nan
+    return values
 
 
 def _values(column: pa.ChunkedArray) -> list:
