@@ -101,6 +101,22 @@ def test_a_metric_file_gives_back_its_columns_as_written(tmp_path):
     assert back.columns["cos"][0] == 0.25 and all(math.isnan(v) for v in back.columns["cos"][1:])
 
 
+def test_number_columns_are_read_from_their_buffers_in_slices_and_chunks():
+    """Arrow hands a column over as chunks, each possibly a slice of a larger buffer (its offset): the values and
+    their nulls must come from the slice, whatever the chunking."""
+    import pyarrow as pa
+
+    from lyss.metrics.files import _numbers, to_table
+
+    values = np.arange(10.0)
+    values[[3, 8]] = np.nan
+    column = to_table(MetricResult("bleu", values, 1.0), [str(i) for i in range(10)]).column("value").chunk(0)
+    expected = [0, 1, 2, np.nan, 4, 5, 6, 7, np.nan, 9]
+    assert np.array_equal(_numbers(pa.chunked_array([column.slice(0, 4), column.slice(4)])), expected, equal_nan=True)
+    assert np.array_equal(_numbers(pa.chunked_array([column.slice(5)])), expected[5:], equal_nan=True)
+    assert _numbers(pa.chunked_array([column.slice(10)])).shape == (0,)
+
+
 def test_a_consistent_metric_file_without_an_id_column_is_refused_by_name(tmp_path):
     """Rows and metadata that match their checksums but no `id` column first (a file made by hand): a clear
     InputError naming the file, not a KeyError."""
