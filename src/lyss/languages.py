@@ -272,7 +272,7 @@ def resolve_code(code: str, directory=None) -> str:
                                     f"no card file {directory / (typed + '.yaml')}")
 
 
-def is_known_language(code: str, cards: dict) -> bool:
+def is_known_language(code: str, cards: Mapping) -> bool:
     """A code is known when it has a card file or is a valid ISO 639-3 code."""
     return code in cards or pycountry.languages.get(alpha_3=code) is not None
 

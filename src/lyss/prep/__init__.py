@@ -1,6 +1,7 @@
 """Stage `prep` (rule prep): a dataset's corpus validated, NFC-normalised and written with its card and
 content fingerprint, so that every later job reads a corpus that is known to be well-formed."""
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -13,7 +14,7 @@ from lyss.prep.folders import load_dataset_entries
 from lyss.settings import Limits
 
 
-def check_dataset(name, dataset_dir, card_path, language_cards: dict,
+def check_dataset(name, dataset_dir, card_path, language_cards: Mapping,
                   limits: Limits | None = None) -> tuple[dict, list[dict]]:
     """(card, NFC-normalised entries) of a dataset, or the InputError of its first problem. The workflow runs
     this for every dataset before its first job (rules/common.smk), and rule `prep` again on its own inputs."""

@@ -7,6 +7,7 @@ problem is reported with the file, the line and the field so a user can fix it w
 import hashlib
 import json
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -157,7 +158,7 @@ def validated_entries(path, rows, limits: Limits | None = None) -> list[dict]:
     return entries
 
 
-def load_dataset_card(path, language_cards: dict) -> dict:
+def load_dataset_card(path, language_cards: Mapping) -> dict:
     """Load `dataset.yaml`: id, language_pair (ISO 639-3 `src-tgt`), licence, citation."""
     path = Path(path)
     try:
