@@ -35,5 +35,5 @@ rule aggregate:
         # the whole package: the card records lyss.aggregate.fingerprint.code_version (codehash.WHOLE_PACKAGE_SCRIPTS)
         code=code("aggregate.py", "all"),
         embedding_backend=EMBEDDING_BACKEND,
-    script:
-        "../scripts/aggregate.py"
+    run:
+        run_job("aggregate.py", locals())

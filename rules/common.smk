@@ -8,6 +8,7 @@ from lyss.aggregate.composite import select_profile, with_one_profile
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
+from lyss.scripting import run_script
 from lyss.prep import dataset_language_pair
 from lyss.prep.folders import corpus_files, expand_dataset_folders
 from lyss.settings import Method
@@ -54,7 +55,34 @@ def code(script, metrics=()):
 
     As a rule's param, an edit to that code reruns the rule's jobs. `metrics`: the
     metric plugins the rule uses ("all" or a tuple; none by default)."""
-    return code_hash(os.path.join(workflow.basedir, "scripts", script), metrics)
+    return code_hash(script_path(script), metrics)
+
+
+def script_path(script):
+    return os.path.join(workflow.basedir, "scripts", script)
+
+
+JOB_NAMES = (
+    "input",
+    "output",
+    "params",
+    "wildcards",
+    "threads",
+    "resources",
+    "log",
+    "rule",
+)
+
+
+def run_job(script, names):
+    """A rule's `run:`: scripts/<script> runs in Snakemake's process, on a job thread (profiles/default:
+    force-use-threads), where earlier jobs' imports and models are already loaded (lyss.scripting). `names`: the
+    block's locals(), the job's input, output, params … as Snakemake passes them. Translation (its wall clock is
+    a speed metric) and COMET (a GPU, and torch) keep a process of their own (`script:`); the plots draw on
+    figures of their own (matplotlib's object API, not pyplot's shared state), so they can share the process.
+    """
+    job = {k: names[k] for k in JOB_NAMES}
+    run_script(script_path(script), SimpleNamespace(**job, config=config))
 
 
 def score_code(wildcards):

@@ -60,7 +60,9 @@ rule embed_corpus:
         ],
     log:
         "results/logs/embed/{dataset}/corpus.log",
-    threads: 2
+    # one core for the job's own Python work (tokens, files); the model's batches run on onnxruntime's threads,
+    # so a second job (the next method's vectors, a score job) overlaps it (docs/performance.md)
+    threads: 1
     resources:
         mem_mb=2000,
         runtime=120,
@@ -68,8 +70,8 @@ rule embed_corpus:
         backend=EMBEDDING_BACKEND,
         batch_size=SETTINGS.embeddings.batch_size,
         code=code("embed.py"),
-    script:
-        "../scripts/embed.py"
+    run:
+        run_job("embed.py", locals())
 
 
 rule embed_method:
@@ -90,7 +92,7 @@ rule embed_method:
     # before the score jobs that are ready: every score job of the method waits for this file, and on two cores
     # the last method's vectors came after three score jobs (docs/performance.md)
     priority: 1
-    threads: 2
+    threads: 1  # as embed_corpus
     resources:
         mem_mb=2000,
         runtime=120,
@@ -98,8 +100,8 @@ rule embed_method:
         backend=EMBEDDING_BACKEND,
         batch_size=SETTINGS.embeddings.batch_size,
         code=code("embed.py"),
-    script:
-        "../scripts/embed.py"
+    run:
+        run_job("embed.py", locals())
 
 
 rule embed_all:

@@ -18,5 +18,5 @@ rule prep:
         languages_dir=LANGUAGES_DIR,
         limits=config["limits"],
         code=code("prep.py"),
-    script:
-        "../scripts/prep.py"
+    run:
+        run_job("prep.py", locals())

@@ -41,8 +41,8 @@ rule report:
         # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
         database=mask_url(configured_url(config["database"])),
         code=code("report.py", "all"),
-    script:
-        "../scripts/report.py"
+    run:
+        run_job("report.py", locals())
 
 
 rule validation_plots:
@@ -65,5 +65,5 @@ rule validation_plots:
         runtime=15,
     params:
         code=code("validation_plots.py"),
-    script:
-        "../scripts/validation_plots.py"
+    run:
+        run_job("validation_plots.py", locals())

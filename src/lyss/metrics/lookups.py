@@ -16,6 +16,9 @@ Where: `$LYSS_CACHE_DIR/lookups.sqlite` (beside the embedding store, `lyss.embed
 turns it off. A namespace is read whole on first use; new answers are written in one transaction at the end of
 the metric that asked (and at exit), so concurrent jobs can share the file. Bounded: past MAX_ROWS rows the
 oldest half goes.
+
+Pipeline jobs on Snakemake's threads (lyss.scripting) share one store per namespace: a lock keeps one thread's
+answers from changing under another's flush.
 """
 
 import atexit
@@ -23,6 +26,7 @@ import json
 import os
 import sqlite3
 import sys
+import threading
 
 from lyss.cachedir import cache_root
 from lyss.embed.cache import open_shared
@@ -42,15 +46,21 @@ class LookupStore:
         self.path = cache_root() / "lookups.sqlite"
         self._known: dict[str, object] | None = None
         self._new: dict[str, object] = {}
+        self._lock = threading.RLock()
 
     def get(self, key: str):
         return self._answers().get(key)
 
     def put(self, key: str, value) -> None:
-        self._answers()[key] = value
-        self._new[key] = value
+        with self._lock:
+            self._answers()[key] = value
+            self._new[key] = value
 
     def _answers(self) -> dict:
+        with self._lock:
+            return self._read()
+
+    def _read(self) -> dict:
         if self._known is None:
             self._known = {}
             if enabled():
@@ -71,11 +81,11 @@ class LookupStore:
     def flush(self) -> None:
         """Write the answers computed since the last flush (one transaction); a store that cannot be written
         is skipped with a warning: the answers were computed, the run goes on."""
-        if not self._new or not enabled():
+        with self._lock:
+            rows = [(self.namespace, k, json.dumps(v)) for k, v in self._new.items()] if enabled() else []
             self._new.clear()
+        if not rows:
             return
-        rows = [(self.namespace, k, json.dumps(v)) for k, v in self._new.items()]
-        self._new.clear()
         try:
             db = self._db()
             db.execute("BEGIN IMMEDIATE")
@@ -97,17 +107,21 @@ class LookupStore:
 
 
 _STORES: dict[str, LookupStore] = {}
+_STORES_LOCK = threading.Lock()
 
 
 def store(namespace: str) -> LookupStore:
     """The process's store of `namespace` (one per namespace, flushed at exit if a caller did not)."""
-    if namespace not in _STORES:
-        if not _STORES:
-            atexit.register(flush_all)
-        _STORES[namespace] = LookupStore(namespace)
-    return _STORES[namespace]
+    with _STORES_LOCK:
+        if namespace not in _STORES:
+            if not _STORES:
+                atexit.register(flush_all)
+            _STORES[namespace] = LookupStore(namespace)
+        return _STORES[namespace]
 
 
 def flush_all() -> None:
-    for kept in _STORES.values():
-        kept.flush()
+    with _STORES_LOCK:
+        kept = list(_STORES.values())
+    for one in kept:
+        one.flush()
