@@ -22,6 +22,10 @@ include: "rules/report.smk"
 include: "rules/validate.smk"
 
 
+onstart:
+    warn_without_threads()
+
+
 rule all:
     input:
         run_cards(),

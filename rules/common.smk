@@ -62,6 +62,17 @@ def script_path(script):
     return os.path.join(workflow.basedir, "scripts", script)
 
 
+def warn_without_threads():
+    """A `run:` job without force-use-threads (profiles/default) is a new Snakemake reading the whole workflow
+    again, about 2 s a job: correct, slow, and otherwise silent."""
+    if workflow.is_main_process and workflow.local_exec and not workflow.use_threads:
+        print(
+            "lyss: warning: without --force-use-threads each job starts a Snakemake of its own (about 2 s a "
+            "job); run from the project folder, whose profiles/default sets it, or add the flag",
+            file=sys.stderr,
+        )
+
+
 JOB_NAMES = (
     "input",
     "output",

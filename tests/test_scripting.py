@@ -9,6 +9,7 @@ import threading
 from types import SimpleNamespace
 
 import pytest
+from scratch_project import DATASET, make_project, sh
 
 from lyss.scripting import JobFailed, logged, run_script
 
@@ -93,3 +94,19 @@ def raise_input_error():
     from lyss.errors import InputError
 
     raise InputError("params.yaml", "bad", field="x")
+
+
+@pytest.mark.slow
+def test_the_workflow_profile_runs_jobs_on_threads_and_its_absence_is_said(tmp_path):
+    """In the project folder profiles/default gives `run:` jobs threads of Snakemake's process; without it each
+    job is a Snakemake of its own (correct, ≈ 2 s slower a job), and the run says so once."""
+    project = make_project(tmp_path / "project", 4, metrics=["exact_match_rate"])
+    target = f"results/skipped/{DATASET}.json"
+    with_profile = sh(project, "snakemake", "--cores", "1", target)
+    (project / target).unlink()
+    without = sh(project, "snakemake", "--cores", "1", "--workflow-profile", "none", target)
+    warning = "lyss: warning: without --force-use-threads each job starts a Snakemake of its own"
+    assert "Using workflow specific profile profiles/default" in with_profile.stdout + with_profile.stderr
+    assert warning not in with_profile.stderr
+    assert without.stderr.count(warning) == 1
+    assert json.loads((project / target).read_text()) is not None

@@ -49,11 +49,15 @@ class ThreadStderr:
         return getattr(self._target(), name)
 
 
+_INSTALLING = threading.Lock()
+
+
 def _process_stderr():
-    """The process's stderr, installing the router on first use (once per process)."""
-    if not isinstance(sys.stderr, ThreadStderr):
-        sys.stderr = ThreadStderr(sys.stderr)
-    return sys.stderr.stream
+    """The process's stderr, installing the router on first use (once per process, whichever job comes first)."""
+    with _INSTALLING:
+        if not isinstance(sys.stderr, ThreadStderr):
+            sys.stderr = ThreadStderr(sys.stderr)
+        return sys.stderr.stream
 
 
 @contextmanager
