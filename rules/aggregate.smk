@@ -3,6 +3,7 @@ rule aggregate:
     metric checked against the reference oracle's files and the human evidence of the language pair.
     """
     input:
+        on_threads,
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
         translations="results/translations/{dataset}/{method}.jsonl",

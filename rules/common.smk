@@ -62,13 +62,23 @@ def script_path(script):
     return os.path.join(workflow.basedir, "scripts", script)
 
 
+def on_threads(wildcards):
+    """An input function of every `run:` rule, returning no file: it asks Snakemake to run `run:` jobs on its job
+    threads (what --force-use-threads asks) before the DAG it helps build is handed to the local executor, which
+    reads the setting when it starts. Without it Snakemake starts each `run:` job as a Snakemake of its own, which
+    reads the whole workflow again (about 2 s a job). Not a profile: a workflow profile makes Snakemake print a line
+    on every run, before the one line that a bad setting gets."""
+    if workflow.execution_settings is not None:
+        workflow.execution_settings.use_threads = True
+    return []
+
+
 def warn_without_threads():
-    """A `run:` job without force-use-threads (profiles/default) is a new Snakemake reading the whole workflow
-    again, about 2 s a job: correct, slow, and otherwise silent."""
+    """If Snakemake stopped honouring `on_threads` (a Snakemake upgrade), say so once: correct, and slow."""
     if workflow.is_main_process and workflow.local_exec and not workflow.use_threads:
         print(
-            "lyss: warning: without --force-use-threads each job starts a Snakemake of its own (about 2 s a "
-            "job); run from the project folder, whose profiles/default sets it, or add the flag",
+            "lyss: warning: jobs do not run on Snakemake's threads: each starts a Snakemake of its own "
+            "(about 2 s a job); --force-use-threads asks for them",
             file=sys.stderr,
         )
 
@@ -86,11 +96,12 @@ JOB_NAMES = (
 
 
 def run_job(script, names):
-    """A rule's `run:`: scripts/<script> runs in Snakemake's process, on a job thread (profiles/default:
-    force-use-threads), where earlier jobs' imports and models are already loaded (lyss.scripting). `names`: the
-    block's locals(), the job's input, output, params … as Snakemake passes them. Translation (its wall clock is
-    a speed metric) and COMET (a GPU, and torch) keep a process of their own (`script:`); the plots draw on
-    figures of their own (matplotlib's object API, not pyplot's shared state), so they can share the process.
+    """A rule's `run:`: scripts/<script> runs in Snakemake's process, on a job thread (`on_threads`), where earlier
+    jobs' imports and models are already loaded (lyss.scripting). `names`: the block's locals(), the job's input,
+    output, params … as Snakemake passes them. Translation (its wall clock is a speed metric), scoring (a job
+    killed by the kernel or a crash in a native library takes only itself down, and Snakemake reports it) and
+    COMET (a GPU, torch) keep a process of their own (`script:`); the plots draw on figures of their own
+    (matplotlib's object API, not pyplot's shared state), so they can share the process.
     """
     job = {k: names[k] for k in JOB_NAMES}
     run_script(script_path(script), SimpleNamespace(**job, config=config))

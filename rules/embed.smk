@@ -49,6 +49,7 @@ rule embed_corpus:
     """The source and reference texts of a dataset, in one job: the model is loaded once for both (the
     `reference` method's output is the reference file)."""
     input:
+        on_threads,
         corpus="results/corpora/{dataset}.jsonl",
     output:
         vectors=[
@@ -77,6 +78,7 @@ rule embed_corpus:
 rule embed_method:
     """A method's outputs; texts already in the source or reference file are not embedded again."""
     input:
+        on_threads,
         corpus="results/corpora/{dataset}.jsonl",
         translations="results/translations/{dataset}/{method}.jsonl",
         reuse=[

@@ -1,6 +1,7 @@
 rule prep:
     """Validate and normalise a corpus; record its content fingerprint."""
     input:
+        on_threads,
         corpus=lambda wc: corpus_files(dataset_dir(wc)),
         card=lambda wc: f"{dataset_dir(wc)}/dataset.yaml",
         languages=language_cards,

@@ -7,6 +7,7 @@ rule report:
     Needs the run cards only: the leaderboard never waits for the human-judgment study.
     """
     input:
+        on_threads,
         cards=run_cards(),
         significance=significance_files(),
         skipped=skipped_files(),
@@ -48,6 +49,7 @@ rule report:
 rule validation_plots:
     """The human-judgment plots: metric–human correlations with CIs and the jury figures."""
     input:
+        on_threads,
         validation_outputs(),
     output:
         correlations="results/validation/plots/correlations.csv",

@@ -125,8 +125,8 @@ if SCORE_CPU:
             code=group_code(SCORE_CPU),
             card_files=group_card_files(SCORE_CPU),
             embedding_backend=EMBEDDING_BACKEND,
-        run:
-            run_job("score.py", locals())
+        script:
+            "../scripts/score.py"
 
 
 rule score_all:

@@ -1,6 +1,7 @@
 rule significance:
     """Paired bootstrap, approximate randomization, McNemar and Holm between every two methods of a dataset."""
     input:
+        on_threads,
         metrics=system_metric_files,
         cards=system_run_cards,
     output:

@@ -55,6 +55,7 @@ rule translate:
 rule postprocess:
     """Hooks (`methods.<name>.postprocess`) and prices on the raw output: never calls a model."""
     input:
+        on_threads,
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
         raw="results/translations/raw/{dataset}/{method}.jsonl",
@@ -80,6 +81,8 @@ rule postprocess:
 
 rule skipped:
     """The configured methods a dataset does not run, each with the reason (shown by the report)."""
+    input:
+        on_threads,
     output:
         "results/skipped/{dataset}.json",
     log:

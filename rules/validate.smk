@@ -7,6 +7,7 @@ from pathlib import Path
 rule validate:
     """labels (seed 000), correlate (metric–human agreement), jury (seed 004) or probe (seed 003)."""
     input:
+        on_threads,
         lambda wc: config["validation"][wc.part]["input"],
     output:
         directory("results/validation/{part}"),
@@ -69,6 +70,7 @@ rule validate_dataset:
     the evidence.json the run cards read, on a dataset whose `human_scores` rate its methods.
     """
     input:
+        on_threads,
         human=lambda wc: config["datasets"][wc.dataset]["human_scores"],
         meta="results/corpora/{dataset}.meta.json",
         languages=language_cards,

@@ -4,8 +4,8 @@ with one clear line (file, line, field) instead of a traceback.
 A script runs in one of two ways. Through a rule's `script:` Snakemake starts a Python process for it, which
 pays the interpreter's start and every import again (0.2–0.7 s a job) and loads a model, a word list or a language
 identifier that the job before it had loaded already. Through `run_script` (a rule's `run:`) it runs inside
-Snakemake's own process, on one of the job threads that `force-use-threads` (profiles/default) gives `run:`
-jobs, so what one job imported or loaded serves every later one (docs/performance.md). The script is the same
+Snakemake's own process, on one of its job threads (which the workflow asks for: `on_threads` in
+rules/common.smk), so what one job imported or loaded serves every later one (docs/performance.md). The script is the same
 file either way: it reads its job from the global `snakemake`, which `run_script` provides.
 
 Jobs on threads share the process's `sys.stderr`, so `logged` routes each thread's writes to its own job's log
