@@ -14,8 +14,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
-PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "pyproject.toml", "params.yaml",
-                 "dvc.yaml", "data/languages", "data/validation",
+PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "pyproject.toml", "params.yaml", "dvc.yaml",
+                 "data/languages", "data/validation",
                  ".dvc/config", ".dvcignore", ".gitignore"]
 DATASET = "demo_small"
 

@@ -16,8 +16,8 @@ import yaml
 from lyss.aggregate.runcard import validate_run_card
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "params.yaml", "dvc.yaml",
-                 "data/languages", "data/validation", ".dvc/config", ".dvcignore", ".gitignore"]
+PROJECT_FILES = ["Snakefile", "rules", "scripts", "bin", "src", "params.yaml", "dvc.yaml", "data/languages",
+                 "data/validation", ".dvc/config", ".dvcignore", ".gitignore"]
 N_ENTRIES = 40
 
 pytestmark = pytest.mark.slow
