@@ -7,10 +7,11 @@ Snakemake of its own: each job of a job group pays a second Snakemake start (≈
 the Snakefile, the DAG) for ≈ 1–4 s of work, one job after another. The pipeline's default run is 102 such jobs
 (docs/performance.md: 548 s on a one-node cluster against 219 s locally). Here the SLURM job's Snakemake runs its
 jobs itself with the local executor, as `snakemake --cores N` does on a workstation: the group's jobs, side by
-side within the CPUs SLURM gave the job (`--cores`, which Snakemake passes), each rule's script in a process of its
-own. Submission, resources, status checks, logs and every setting are the SLURM plugin's, unchanged (this class
-inherits them all); its options are spelled `--lyss-slurm-…` (profile keys `lyss-slurm-…`) instead of
-`--slurm-…`. Job arrays (`--lyss-slurm-array-jobs`) need the job-step executor and keep it.
+side within the CPUs SLURM gave the job (`--cores`, which Snakemake passes), on its job threads or, for the rules
+that keep `script:`, in a process of their own (rules/common.smk, `run_job`). Submission, resources, status
+checks, logs and every setting are the SLURM plugin's, unchanged (this class inherits them all); its options
+are spelled `--lyss-slurm-…` (profile keys `lyss-slurm-…`) instead of `--slurm-…`. Job arrays
+(`--lyss-slurm-array-jobs`) need the job-step executor and keep it.
 
 One setting of its own: `--lyss-slurm-max-seconds-between-status-checks`. The plugin waits 10 s longer after each
 status poll in which no job ended, up to 180 s, which suits thousands of long jobs; here a chain of jobs of a minute
