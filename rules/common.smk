@@ -113,7 +113,7 @@ def score_code(wildcards):
     Also the plugin a language card of the dataset declares for it, so editing one
     metric module reruns only that metric's jobs."""
     return score_hash(
-        os.path.join(workflow.basedir, "scripts", "score.py"),
+        script_path("score.py"),
         wildcards.metric,
         dataset_language_cards(wildcards.dataset),
     )

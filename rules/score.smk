@@ -40,8 +40,7 @@ def group_code(metrics):
 
     def code_of(wildcards):
         cards = dataset_language_cards(wildcards.dataset)
-        script = os.path.join(workflow.basedir, "scripts", "score.py")
-        return {m: score_hash(script, m, cards) for m in metrics}
+        return {m: score_hash(script_path("score.py"), m, cards) for m in metrics}
 
     return code_of
 

@@ -43,6 +43,7 @@ rule evidence_index:
     """The rated datasets whose evidence the run cards read; always written, so that the folder DVC
     versions exists when no dataset has human scores."""
     input:
+        on_threads,
         evidence_outputs(),
     output:
         "results/evidence/datasets.json",

@@ -58,19 +58,16 @@ class LookupStore:
 
     def _answers(self) -> dict:
         with self._lock:
-            return self._read()
-
-    def _read(self) -> dict:
-        if self._known is None:
-            self._known = {}
-            if enabled():
-                try:
-                    rows = self._db().execute("SELECT key, value FROM answers WHERE namespace = ?",
-                                              (self.namespace,)).fetchall()
-                    self._known.update((k, json.loads(v)) for k, v in rows)
-                except (OSError, sqlite3.Error) as err:
-                    print(f"lyss: warning: lookup cache {self.path} not read ({err})", file=sys.stderr)
-        return self._known
+            if self._known is None:
+                self._known = {}
+                if enabled():
+                    try:
+                        rows = self._db().execute("SELECT key, value FROM answers WHERE namespace = ?",
+                                                  (self.namespace,)).fetchall()
+                        self._known.update((k, json.loads(v)) for k, v in rows)
+                    except (OSError, sqlite3.Error) as err:
+                        print(f"lyss: warning: lookup cache {self.path} not read ({err})", file=sys.stderr)
+            return self._known
 
     def _db(self) -> sqlite3.Connection:
         return open_shared(self.path, [
