@@ -90,3 +90,21 @@ def test_the_cap_is_an_option_snakemake_parses():
     plugin.register_cli_args(parser, "executor")
     args = parser.parse_args(["--lyss-slurm-max-seconds-between-status-checks", "10"])
     assert plugin.get_settings(args).max_seconds_between_status_checks == 10
+
+
+def test_a_submission_does_not_pause_and_the_plugins_other_waits_do(monkeypatch):
+    """The SLURM plugin 2.6 sleeps 5 s before each sbatch in run_job; lyss-slurm's run_job skips that sleep only."""
+    slurm = pytest.importorskip("snakemake_executor_plugin_slurm")
+    plugin = pytest.importorskip("snakemake_executor_plugin_lyss_slurm")
+    slept = []
+    monkeypatch.setattr(plugin.time, "sleep", slept.append)
+
+    def plugin_run_job(self, job):  # the plugin's run_job: its pause, then sbatch
+        slurm.time.sleep(5)
+        slept.append(f"sbatch {job}")
+
+    monkeypatch.setattr(slurm.Executor, "run_job", plugin_run_job)
+    monkeypatch.setattr(slurm, "time", slurm.time)  # restored after the test: the executor swaps it
+    executor_with(None).run_job("job 1")
+    slurm.time.sleep(5)  # elsewhere in the plugin (its warning inside a SLURM job): the wait stays
+    assert slept == ["sbatch job 1", 5]

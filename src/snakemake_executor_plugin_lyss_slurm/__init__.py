@@ -13,6 +13,10 @@ checks, logs and every setting are the SLURM plugin's, unchanged (this class inh
 are spelled `--lyss-slurm-…` (profile keys `lyss-slurm-…`) instead of `--slurm-…`. Job arrays
 (`--lyss-slurm-array-jobs`) need the job-step executor and keep it.
 
+No pause before a submission: the SLURM plugin 2.6 sleeps 5 s before every `sbatch` (a leftover that 2.7.1 removed,
+upstream commit 18fb815; 2.7 needs NumPy 2, which the COMET extra does not allow), on its two submission threads, so
+each link of a chain of SLURM jobs waited 5 s more before it was even queued. Here `run_job` submits without it.
+
 One setting of its own: `--lyss-slurm-max-seconds-between-status-checks`. The plugin waits 10 s longer after each
 status poll in which no job ended, up to 180 s, which suits thousands of long jobs; here a chain of jobs of a minute
 or two waits for each link's poll: on the default pipeline a 10 s cap (and a 5 s first wait) took 179–183 s where
@@ -22,6 +26,8 @@ The SLURM plugin is the `dev` extra. Snakemake imports every installed executor 
 it this module still loads and the executor says what to install when it is chosen.
 """
 
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -42,6 +48,22 @@ except ImportError:  # `pip install -e .` without the dev extra
             raise WorkflowError("executor lyss-slurm needs snakemake-executor-plugin-slurm: pip install -e '.[dev]'")
 
 else:
+    import snakemake_executor_plugin_slurm as slurm_plugin
+
+    class _PluginClock:
+        """`time` as the SLURM plugin's module sees it: the same, but `sleep` returns at once inside `run_job` of
+        this executor (a thread-local flag), so the plugin's other waits, and its own executor, are untouched."""
+
+        submitting = threading.local()
+
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        def sleep(self, seconds):
+            if not getattr(self.submitting, "active", False):
+                time.sleep(seconds)
+
+    _CLOCK = _PluginClock()
 
     @dataclass
     class ExecutorSettings(SlurmExecutorSettings):
@@ -60,6 +82,15 @@ else:
             cap = self.workflow.executor_settings.max_seconds_between_status_checks
             if cap is not None and cap > 0:
                 self.next_seconds_between_status_checks = min(self.next_seconds_between_status_checks, cap)
+
+        def run_job(self, job):
+            """The plugin's submission (sbatch), without the pause 2.6 makes before it (the module docstring)."""
+            slurm_plugin.time = _CLOCK
+            _CLOCK.submitting.active = True
+            try:
+                super().run_job(job)
+            finally:
+                _CLOCK.submitting.active = False
 
         def additional_general_args(self) -> str:
             """The arguments of the Snakemake inside each SLURM job beyond Snakemake's own (which give it the job's
