@@ -3,6 +3,7 @@ told to run its jobs with, and that Snakemake still starts where the SLURM plugi
 tests/cluster/test_slurm.py runs the pipeline through it on a real cluster."""
 
 import asyncio
+import os
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -17,6 +18,7 @@ def executor_with(array_jobs):
     executor = object.__new__(plugin.Executor)
     executor.workflow = SimpleNamespace(executor_settings=SimpleNamespace(array_jobs=array_jobs,
                                                                           pass_command_as_script=False))
+    executor.submitted_at, executor.early_polls = {}, {}
     return executor
 
 
@@ -101,10 +103,60 @@ def test_a_submission_does_not_pause_and_the_plugins_other_waits_do(monkeypatch)
 
     def plugin_run_job(self, job):  # the plugin's run_job: its pause, then sbatch
         slurm.time.sleep(5)
-        slept.append(f"sbatch {job}")
+        slept.append(f"sbatch {job.jobid}")
 
     monkeypatch.setattr(slurm.Executor, "run_job", plugin_run_job)
     monkeypatch.setattr(slurm, "time", slurm.time)  # restored after the test: the executor swaps it
-    executor_with(None).run_job("job 1")
+    executor = executor_with(None)
+    executor.run_job(SimpleNamespace(jobid=7))
     slurm.time.sleep(5)  # elsewhere in the plugin (its warning inside a SLURM job): the wait stays
-    assert slept == ["sbatch job 1", 5]
+    assert slept == ["sbatch 7", 5]
+    assert list(executor.submitted_at) == [7]  # when, for the outputs it will write
+
+
+def waits_before_the_poll(executor, plugin, monkeypatch, after_each_check=lambda: None) -> list[float]:
+    """The steps of one wait before a status poll of 30 s, on a clock that the steps advance (no real time passes)."""
+    clock, steps = [1000.0], []
+
+    async def step(seconds):
+        steps.append(seconds)
+        clock[0] += seconds
+        after_each_check()
+
+    monkeypatch.setattr(plugin.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(plugin.asyncio, "sleep", step)
+    executor._next_seconds_between_status_checks = 30
+    asyncio.run(executor.sleep())
+    return steps
+
+
+def test_the_poll_comes_as_soon_as_a_slurm_jobs_outputs_are_written(tmp_path, monkeypatch):
+    """Between two polls the executor looks for the outputs of active SLURM jobs once a second; when all of one
+    job's are written after its submission it polls at once (at most three times for one job), else it waits."""
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    plugin = pytest.importorskip("snakemake_executor_plugin_lyss_slurm")
+    executor = executor_with(None)
+    outputs = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    job = SimpleNamespace(jobid="group-1", output=[str(p) for p in outputs])
+    executor.active_jobs = [SimpleNamespace(job=job)]
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1] * 30  # not submitted here: the usual wait
+
+    executor.submitted_at["group-1"] = 5000.0  # wall clock of the submission, as the outputs' mtimes below
+    outputs[0].write_text("x")
+    os.utime(outputs[0], (5004.0, 5004.0))
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1] * 30  # one of the two outputs: still waits
+
+    outputs[1].write_text("y")
+    os.utime(outputs[1], (4990.0, 4990.0))  # left from an earlier run (an update() output before the job)
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1] * 30
+
+    def job_ends_on_the_fourth_check():
+        if len(checks) == 3:
+            os.utime(outputs[1], (5010.0, 5010.0))
+        checks.append(1)
+
+    checks = []
+    assert waits_before_the_poll(executor, plugin, monkeypatch, job_ends_on_the_fourth_check) == [1] * 4
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1]  # SLURM still ran it: poll again
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1]
+    assert waits_before_the_poll(executor, plugin, monkeypatch) == [1] * 30  # three early polls for one job at most
