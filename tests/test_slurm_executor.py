@@ -123,8 +123,8 @@ def waits_before_the_poll(executor, plugin, monkeypatch, after_each_check=lambda
         clock[0] += seconds
         after_each_check()
 
-    monkeypatch.setattr(plugin.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(plugin.asyncio, "sleep", step)
+    monkeypatch.setattr(plugin, "time", SimpleNamespace(monotonic=lambda: clock[0]))  # the module's names only
+    monkeypatch.setattr(plugin, "asyncio", SimpleNamespace(sleep=step))
     executor._next_seconds_between_status_checks = 30
     asyncio.run(executor.sleep())
     return steps
