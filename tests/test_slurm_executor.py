@@ -106,7 +106,6 @@ def test_a_submission_does_not_pause_and_the_plugins_other_waits_do(monkeypatch)
         slept.append(f"sbatch {job.jobid}")
 
     monkeypatch.setattr(slurm.Executor, "run_job", plugin_run_job)
-    monkeypatch.setattr(slurm, "time", slurm.time)  # restored after the test: the executor swaps it
     executor = executor_with(None)
     executor.run_job(SimpleNamespace(jobid=7))
     slurm.time.sleep(5)  # elsewhere in the plugin (its warning inside a SLURM job): the wait stays

@@ -73,6 +73,7 @@ else:
                 time.sleep(seconds)
 
     _CLOCK = _PluginClock()
+    slurm_plugin.time = _CLOCK  # once: outside this executor's run_job it is the plugin's `time`, unchanged
     OUTPUT_CHECK_SECONDS = 1  # how often the outputs of active SLURM jobs are looked for between two polls
     EARLY_POLLS = 3  # how many polls one SLURM job's outputs may bring forward
 
@@ -103,7 +104,6 @@ else:
         def run_job(self, job):
             """The plugin's submission (sbatch), without the pause 2.6 makes before it (the module docstring)."""
             self.submitted_at[job.jobid] = time.time()
-            slurm_plugin.time = _CLOCK
             _CLOCK.submitting.active = True
             try:
                 super().run_job(job)
