@@ -8,6 +8,7 @@ from lyss.aggregate.composite import select_profile, with_one_profile
 from lyss.codehash import code_hash, score_hash
 from lyss.config import check_inputs, check_params, one_line_errors
 from lyss.errors import InputError
+from lyss.script_workers import run_in_worker
 from lyss.scripting import run_script
 from lyss.prep import dataset_language_pair
 from lyss.prep.folders import corpus_files, expand_dataset_folders
@@ -95,16 +96,18 @@ JOB_NAMES = (
 )
 
 
-def run_job(script, names):
+def run_job(script, names, in_worker=False):
     """A rule's `run:`: scripts/<script> runs in Snakemake's process, on a job thread (`on_threads`), where earlier
     jobs' imports and models are already loaded (lyss.scripting). `names`: the block's locals(), the job's input,
-    output, params … as Snakemake passes them. Translation (its wall clock is a speed metric), scoring (a job
-    killed by the kernel or a crash in a native library takes only itself down, and Snakemake reports it) and
-    COMET (a GPU, torch) keep a process of their own (`script:`); the plots draw on figures of their own
-    (matplotlib's object API, not pyplot's shared state), so they can share the process.
+    output, params … as Snakemake passes them. `in_worker`: in a worker process of this Snakemake's that
+    outlives the job (lyss.script_workers), for scoring: a job killed by the kernel or a crash in a native library
+    takes only itself down, and Snakemake reports it, while the next job reuses what the worker loaded.
+    Translation (its wall clock is a speed metric) and COMET (a GPU, torch) keep a process of their own
+    (`script:`); the plots draw on figures of their own (matplotlib's object API, not pyplot's shared state), so
+    they can share the process.
     """
-    job = {k: names[k] for k in JOB_NAMES}
-    run_script(script_path(script), SimpleNamespace(**job, config=config))
+    job = SimpleNamespace(**{k: names[k] for k in JOB_NAMES}, config=config)
+    (run_in_worker if in_worker else run_script)(script_path(script), job)
 
 
 def score_code(wildcards):

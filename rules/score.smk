@@ -104,6 +104,7 @@ if SCORE_CPU:
         configured metric does (semantic_score, hallucination_rate), and new vectors recompute only those.
         """
         input:
+            on_threads,
             corpus="results/corpora/{dataset}.jsonl",
             meta="results/corpora/{dataset}.meta.json",
             translations="results/translations/{dataset}/{method}.jsonl",
@@ -124,8 +125,8 @@ if SCORE_CPU:
             code=group_code(SCORE_CPU),
             card_files=group_card_files(SCORE_CPU),
             embedding_backend=EMBEDDING_BACKEND,
-        script:
-            "../scripts/score.py"
+        run:
+            run_job("score.py", locals(), in_worker=True)
 
 
 rule score_all:

@@ -1,0 +1,109 @@
+"""lyss.script_workers: a score job's script runs in a worker process that the next job reuses; a job that fails
+or a worker that dies takes down that job only, with the cause named, and the next job gets a fresh worker."""
+
+import json
+import os
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from lyss.script_workers import WorkerDied, WorkerPool
+from lyss.scripting import JobFailed
+
+
+def job(tmp_path, name: str, **params):
+    """A job as a rule's `run:` hands it over (picklable, as Snakemake's named lists are)."""
+    return SimpleNamespace(input=SimpleNamespace(corpus="data/corpus.jsonl"), output=[str(tmp_path / f"{name}.json")],
+                           params=SimpleNamespace(**params), wildcards={"dataset": "demo"}, threads=1, resources={},
+                           log=[str(tmp_path / f"{name}.log")], config={"stats": {"seed": 7}}, rule="score_cpu")
+
+
+def write_script(tmp_path, body: str):
+    """A script that writes its worker's pid and what it read of its job, after `body`."""
+    path = tmp_path / "script.py"
+    path.write_text("import json, os, sys\nfrom lyss.errors import InputError\nfrom lyss.scripting import logged\n\n"
+                    "with logged(snakemake.log[0]):\n" + "".join(f"    {line}\n" for line in body.splitlines()) +
+                    "    seen = {'pid': os.getpid(), 'seed': snakemake.config['stats']['seed'],\n"
+                    "            'dataset': snakemake.wildcards['dataset'], 'metrics': snakemake.params.metrics}\n"
+                    "    open(snakemake.output[0], 'w').write(json.dumps(seen))\n", encoding="utf-8")
+    return path
+
+
+def written(tmp_path, name: str) -> dict:
+    return json.loads((tmp_path / f"{name}.json").read_text())
+
+
+@pytest.fixture
+def pool():
+    pool = WorkerPool()
+    yield pool
+    for worker in pool._idle:
+        worker.close()
+
+
+def test_the_next_job_reuses_the_worker_and_reads_its_own_job(tmp_path, pool):
+    script = write_script(tmp_path, "print('working', file=sys.stderr)")
+    pool.run(script, job(tmp_path, "first", metrics=["bleu"]))
+    pool.run(script, job(tmp_path, "second", metrics=["ter", "chrf_plus_plus"]))
+    first, second = written(tmp_path, "first"), written(tmp_path, "second")
+    assert first["pid"] == second["pid"] != os.getpid()
+    assert first == {"pid": first["pid"], "seed": 7, "dataset": "demo", "metrics": ["bleu"]}
+    assert second["metrics"] == ["ter", "chrf_plus_plus"]
+    assert (tmp_path / "second.log").read_text() == "working\n"
+
+
+def test_jobs_side_by_side_each_have_a_worker_of_their_own(tmp_path, pool):
+    both_started = tmp_path / "gate"
+    both_started.mkdir()
+    script = write_script(tmp_path, "import pathlib, time\n"
+                                    "pathlib.Path(snakemake.params.gate, snakemake.output[0][-6:]).touch()\n"
+                                    "while len(list(pathlib.Path(snakemake.params.gate).iterdir())) < 2:\n"
+                                    "    time.sleep(0.01)")
+    threads = [threading.Thread(target=pool.run, args=(script, job(tmp_path, name, metrics=[], gate=str(both_started))))
+               for name in ("job_a", "job_b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert written(tmp_path, "job_a")["pid"] != written(tmp_path, "job_b")["pid"]
+    assert len(pool._idle) == 2
+
+
+def test_bad_input_fails_its_job_with_its_line_and_the_next_job_gets_a_fresh_worker(tmp_path, pool):
+    good = write_script(tmp_path, "pass")
+    pool.run(good, job(tmp_path, "before", metrics=[]))
+    bad = tmp_path / "bad.py"
+    bad.write_text("from lyss.errors import InputError\nfrom lyss.scripting import logged\n"
+                   "with logged(snakemake.log[0]):\n"
+                   "    raise InputError('corpus.jsonl', 'duplicate id', line=3, field='id')\n", encoding="utf-8")
+    with pytest.raises(JobFailed, match="corpus.jsonl:3: field .id.: duplicate id"):
+        pool.run(bad, job(tmp_path, "bad", metrics=[]))
+    assert "duplicate id" in (tmp_path / "bad.log").read_text()
+    assert pool._idle == []  # the failed job's worker is gone
+    pool.run(good, job(tmp_path, "after", metrics=[]))
+    assert written(tmp_path, "after")["pid"] != written(tmp_path, "before")["pid"]
+
+
+def test_an_exception_fails_its_job_with_the_workers_traceback(tmp_path, pool):
+    script = write_script(tmp_path, "raise ValueError('a metric broke')")
+    with pytest.raises(RuntimeError, match=r"(?s)Traceback.*ValueError: a metric broke"):
+        pool.run(script, job(tmp_path, "broken", metrics=[]))
+    assert pool._idle == []
+
+
+def test_a_killed_worker_fails_only_its_job_and_names_the_signal(tmp_path, pool):
+    script = write_script(tmp_path, "if snakemake.params.die:\n    os.kill(os.getpid(), 9)")
+    with pytest.raises(WorkerDied, match="script.py ended .signal SIGKILL"):
+        pool.run(script, job(tmp_path, "killed", metrics=[], die=True))
+    assert not (tmp_path / "killed.json").exists()
+    pool.run(script, job(tmp_path, "next", metrics=[], die=False))
+    assert written(tmp_path, "next")["seed"] == 7
+
+
+def test_an_idle_worker_ends_when_its_snakemake_closes_the_pipe(tmp_path, pool):
+    pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+    (worker,) = pool._idle
+    worker._jobs.close()
+    assert worker.process.wait(timeout=30) == 0
+    pool._idle.clear()
