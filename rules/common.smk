@@ -100,11 +100,11 @@ def run_job(script, names, in_worker=False):
     """A rule's `run:`: scripts/<script> runs in Snakemake's process, on a job thread (`on_threads`), where earlier
     jobs' imports and models are already loaded (lyss.scripting). `names`: the block's locals(), the job's input,
     output, params … as Snakemake passes them. `in_worker`: in a worker process of this Snakemake's that
-    outlives the job (lyss.script_workers), for scoring: a job killed by the kernel or a crash in a native library
-    takes only itself down, and Snakemake reports it, while the next job reuses what the worker loaded.
-    Translation (its wall clock is a speed metric) and COMET (a GPU, torch) keep a process of their own
-    (`script:`); the plots draw on figures of their own (matplotlib's object API, not pyplot's shared state), so
-    they can share the process.
+    outlives the job (lyss.script_workers), for translation and scoring: a job killed by the kernel or a crash in
+    a native library takes only itself down, and Snakemake reports it; a translation whose Snakemake was killed
+    finishes on its own; the next job reuses what the worker loaded. COMET (a GPU, torch) keeps a process of its
+    own (`script:`); the plots draw on figures of their own (matplotlib's object API, not pyplot's shared state),
+    so they can share the process.
     """
     job = SimpleNamespace(**{k: names[k] for k in JOB_NAMES}, config=config)
     (run_in_worker if in_worker else run_script)(script_path(script), job)

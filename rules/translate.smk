@@ -30,6 +30,7 @@ rule translate:
     arrive (results/translations/records/), so a killed or forced run resumes without paying twice.
     """
     input:
+        on_threads,
         corpus="results/corpora/{dataset}.jsonl",
         meta="results/corpora/{dataset}.meta.json",
         files=method_files,
@@ -48,8 +49,8 @@ rule translate:
         # wall-clock timing: not an output (DVC versions none of it), read by `aggregate` when present
         timing="results/timings/translations/{dataset}/{method}.json",
         code=code("translate.py"),
-    script:
-        "../scripts/translate.py"
+    run:
+        run_job("translate.py", locals(), in_worker=True)
 
 
 rule postprocess:
