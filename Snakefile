@@ -2,6 +2,7 @@
 # All settings come from params.yaml; targets are derived from it in rules/common.smk.
 from lyss.config import one_line_errors
 from lyss.settings import read_params_file
+from lyss.workflow_end import cancel_scheduler_timers
 
 # Snakemake's own reader says only "not valid JSON or YAML"; read first, a syntax error names file and line.
 with one_line_errors():
@@ -24,6 +25,15 @@ include: "rules/validate.smk"
 
 onstart:
     warn_without_threads()
+
+
+# the scheduler's pending timers would hold the exit up to a second (lyss.workflow_end)
+onsuccess:
+    cancel_scheduler_timers()
+
+
+onerror:
+    cancel_scheduler_timers()
 
 
 rule all:
