@@ -81,7 +81,7 @@ def test_bad_input_fails_the_job_with_its_one_line_and_the_next_job_runs(tmp_pat
 
 
 def test_outside_run_script_bad_input_ends_the_process_with_status_1(tmp_path, monkeypatch):
-    """Under `script:` (translation, COMET) the script is its own process: exit status 1, the one line."""
+    """Under `script:` (COMET) the script is its own process: exit status 1, the one line."""
     console = io.StringIO()
     monkeypatch.setattr(sys, "stderr", console)
     with pytest.raises(SystemExit) as ended, logged(tmp_path / "job.log"):

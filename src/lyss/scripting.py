@@ -6,7 +6,9 @@ pays the interpreter's start and every import again (0.2–0.7 s a job) and load
 identifier that the job before it had loaded already. Through `run_script` (a rule's `run:`) it runs inside
 Snakemake's own process, on one of its job threads (which the workflow asks for: `on_threads` in
 rules/common.smk), so what one job imported or loaded serves every later one (docs/performance.md). The script
-is the same file either way: it reads its job from the global `snakemake`, which `run_script` provides.
+is the same file either way: it reads its job from the global `snakemake`, which `run_script` provides. A third
+way, for the jobs that must not share Snakemake's process (translation, scoring), is `run_script` in a worker
+process that outlives one job (lyss.script_workers).
 
 Jobs on threads share the process's `sys.stderr`, so `logged` routes each thread's writes to its own job's log
 (`ThreadStderr`) instead of replacing the stream, and bad input raises `JobFailed` instead of ending the
