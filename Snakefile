@@ -2,7 +2,7 @@
 # All settings come from params.yaml; targets are derived from it in rules/common.smk.
 from lyss.config import one_line_errors
 from lyss.settings import read_params_file
-from lyss.workflow_end import cancel_scheduler_timers
+from lyss.workflow_end import end_without_waiting
 
 # Snakemake's own reader says only "not valid JSON or YAML"; read first, a syntax error names file and line.
 with one_line_errors():
@@ -27,13 +27,13 @@ onstart:
     warn_without_threads()
 
 
-# the scheduler's pending timers would hold the exit up to a second (lyss.workflow_end)
+# neither the scheduler's pending timers nor a final garbage collection holds the exit (lyss.workflow_end)
 onsuccess:
-    cancel_scheduler_timers()
+    end_without_waiting()
 
 
 onerror:
-    cancel_scheduler_timers()
+    end_without_waiting()
 
 
 rule all:
