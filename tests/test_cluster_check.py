@@ -181,9 +181,9 @@ def shipped_groups() -> dict:
 def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_path, fake_slurm):
     """A job group asks SLURM for its jobs' summed run time, not any rule's. The shipped groups on the 60-minute
     cpu partition, from the runtimes the rules declare (minutes; `cores: 2`, so two 1-thread jobs of a level run
-    side by side): corpus = prep 30, then the source and reference vectors 120 = 150; method (two chains) =
-    translate 120, postprocess 30, embed_method 120, score_cpu 120 = 390; cards = 6 aggregates, 3 layers × 30
-    = 90. Studies (4 validate jobs, 2 layers × 30 = 60),
+    side by side): corpus = prep 30, then the source and reference vectors 120 = 150; method (four chains, so
+    each level in two layers of two) = 2 × (translate 120, postprocess 30, embed_method 120, score_cpu 120) = 780;
+    cards = the pipeline's 17 aggregates, 9 layers × 30 = 270. Studies (4 validate jobs, 2 layers × 30 = 60),
     summary (significance 30, skipped 5, report 15 = 50) and the evidence (validate_dataset 30 + plots 15 + its
     index, which declares no runtime) fit the hour."""
     folder = profile(tmp_path, **shipped_groups(),
@@ -192,7 +192,7 @@ def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_p
     assert problems[0].endswith("partition 'cpu' allows 60 minutes, a rule asks for runtime=120")
     asked = {re.search(r"job group '(\w+)'", p).group(1): int(re.search(r"runtime=(\d+)", p).group(1))
              for p in problems[1:]}
-    assert asked == {"corpus": 30 + 120, "method": 120 + 30 + 120 + 120, "cards": 3 * 30}
+    assert asked == {"corpus": 30 + 120, "method": 2 * (120 + 30 + 120 + 120), "cards": 9 * 30}
     assert all("field 'groups'" in p and "partition 'cpu' allows 60 minutes" in p for p in problems[1:])
 
 

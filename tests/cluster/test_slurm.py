@@ -36,9 +36,12 @@ CHAINS = len(METHODS) + 1  # each method and the reference oracle, whose metric 
 # COMET, whose model is on disk) for each chain; aggregate for each method; significance.
 N_JOBS = 1 + CHAINS * (2 + 2) + len(METHODS) + 1
 # The job groups of profiles/slurm/config.yaml: corpus (prep), method (translate → postprocess → CPU metrics,
-# `group-components: method=2` chains a job), cards (the aggregates, up to 6 a job), summary (significance);
+# `group-components: method=N` chains a job), cards (the aggregates, up to its N a job), summary (significance);
 # COMET alone.
-GROUP_JOBS = {"corpus": 1, "method": math.ceil(CHAINS / 2), "cards": 1, "summary": 1}
+SHIPPED_COMPONENTS = dict(c.split("=") for c in yaml.safe_load(
+    (ROOT / "profiles/slurm/config.yaml").read_text(encoding="utf-8"))["group-components"])
+GROUP_JOBS = {"corpus": 1, "method": math.ceil(CHAINS / int(SHIPPED_COMPONENTS["method"])),
+              "cards": math.ceil(len(METHODS) / int(SHIPPED_COMPONENTS["cards"])), "summary": 1}
 N_SLURM_JOBS = sum(GROUP_JOBS.values()) + CHAINS
 # The run cards and significance tests; the report (leaderboards, plots, database) only reads them.
 TARGETS = [f"results/runs/{DATASET}/{m}.json" for m in METHODS] + [f"results/significance/{DATASET}.json"]
