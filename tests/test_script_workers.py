@@ -3,6 +3,7 @@ or a worker that dies takes down that job only, with the cause named, and the ne
 
 import json
 import os
+import signal
 import threading
 from types import SimpleNamespace
 
@@ -106,4 +107,12 @@ def test_an_idle_worker_ends_when_its_snakemake_closes_the_pipe(tmp_path, pool):
     (worker,) = pool._idle
     worker._jobs.close()
     assert worker.process.wait(timeout=30) == 0
+    pool._idle.clear()
+
+
+def test_a_ctrl_c_ends_an_idle_worker_quietly(tmp_path, pool):
+    pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+    (worker,) = pool._idle
+    worker.process.send_signal(signal.SIGINT)
+    assert worker.process.wait(timeout=30) == 0  # no KeyboardInterrupt traceback, no signal status
     pool._idle.clear()

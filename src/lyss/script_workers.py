@@ -1,7 +1,8 @@
 """Snakemake scripts run in worker processes that outlive one job, so a crash stays in its job.
 
-Scoring keeps a process apart from Snakemake's: a metric's native library that crashes, or a job the kernel
-kills for memory, must take down that job only, which Snakemake then reports (tests/test_faults.py). Under
+Scoring and translation keep a process apart from Snakemake's: a metric's native library that crashes, or a job
+the kernel kills for memory, must take down that job only, which Snakemake then reports, and a translation whose
+Snakemake was killed must still finish what it paid for (tests/test_faults.py). Under
 `script:` that process was new for every job and paid, each time, the interpreter's start, the imports, the
 language cards and word lists, and lingua's models (1.2 s of CPU for a 529-segment job alone, 2.3 s with the
 other jobs beside it). Here a job thread of Snakemake hands its script to an idle worker, a Python process
@@ -12,7 +13,8 @@ A job that fails in any way leaves no worker behind: the worker is ended and the
 so no state of a failed job reaches another. A worker that dies (a signal, an `os._exit`) fails only the job it
 ran, with the signal named. Workers end with Snakemake: each reads its jobs from a pipe, and when Snakemake's
 end of it closes (an orderly exit, a kill) an idle worker exits at once; a busy one finishes its job first, as a
-`script:` process whose Snakemake was killed does. Snakemake's Ctrl-C reaches its workers too (one process group).
+`script:` process whose Snakemake was killed does. Snakemake's Ctrl-C reaches its workers too (one process group):
+a busy worker's job stops and fails, an idle worker exits quietly.
 """
 
 import os
@@ -113,15 +115,18 @@ def _answer(path: str, job) -> tuple[str, str]:
 def serve(jobs: Connection, answers: Connection) -> None:
     """The worker's loop: a job, its answer, until Snakemake closes the job pipe. The exit skips the interpreter's
     orderly shutdown (freeing the models takes a moment that nothing needs)."""
-    while True:
-        try:
-            path, job = pickle.loads(jobs.recv_bytes())
-        except EOFError:
-            break
-        answer = _answer(path, job)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        answers.send_bytes(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    try:
+        while True:
+            try:
+                path, job = pickle.loads(jobs.recv_bytes())
+            except EOFError:  # Snakemake ended
+                break
+            answer = _answer(path, job)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            answers.send_bytes(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    except KeyboardInterrupt:  # Snakemake's Ctrl-C, between two jobs (one inside a job fails that job)
+        pass
     os._exit(0)
 
 
