@@ -33,6 +33,13 @@ class WorkerDied(RuntimeError):
     """The worker running a job ended before answering (a signal, a crash in native code, `os._exit`)."""
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal, which the enum does not name
+        return str(number)
+
+
 class ScriptWorker:
     """One worker process and the two pipes to it: jobs go down `_jobs`, answers come back on `_answers`."""
 
@@ -57,7 +64,7 @@ class ScriptWorker:
             return pickle.loads(self._answers.recv_bytes())
         except (EOFError, OSError):
             status = self.process.wait()
-            ended = f"signal {signal.Signals(-status).name}" if status < 0 else f"exit status {status}"
+            ended = f"signal {_signal_name(-status)}" if status < 0 else f"exit status {status}"
             raise WorkerDied(f"the worker process running {os.path.basename(path)} ended ({ended})") from None
 
     def close(self) -> None:
