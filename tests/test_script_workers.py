@@ -111,7 +111,12 @@ def test_an_idle_worker_ends_when_its_snakemake_closes_the_pipe(tmp_path, pool):
 
 
 def test_a_ctrl_c_ends_an_idle_worker_quietly(tmp_path, pool):
-    pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+    # a process started in the background (CI's) ignores SIGINT, and so would its workers: Ctrl-C reaches neither
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     (worker,) = pool._idle
     worker.process.send_signal(signal.SIGINT)
     assert worker.process.wait(timeout=30) == 0  # no KeyboardInterrupt traceback, no signal status
