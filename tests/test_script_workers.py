@@ -5,30 +5,21 @@ import json
 import os
 import signal
 import threading
-from types import SimpleNamespace
 
 import pytest
+from script_jobs import job, write_script
 
 from lyss.script_workers import WorkerDied, WorkerPool
 from lyss.scripting import JobFailed
 
-
-def job(tmp_path, name: str, **params):
-    """A job as a rule's `run:` hands it over (picklable, as Snakemake's named lists are)."""
-    return SimpleNamespace(input=SimpleNamespace(corpus="data/corpus.jsonl"), output=[str(tmp_path / f"{name}.json")],
-                           params=SimpleNamespace(**params), wildcards={"dataset": "demo"}, threads=1, resources={},
-                           log=[str(tmp_path / f"{name}.log")], config={"stats": {"seed": 7}}, rule="score_cpu")
+# what each script writes to its output: its worker's pid and what it read of its job
+WRITE_WHAT_IT_SAW = ("seen = {'pid': os.getpid(), 'seed': snakemake.config['stats']['seed'],\n"
+                     "        'dataset': snakemake.wildcards['dataset'], 'metrics': snakemake.params.metrics}\n"
+                     "open(snakemake.output[0], 'w').write(json.dumps(seen))")
 
 
-def write_script(tmp_path, body: str):
-    """A script that writes its worker's pid and what it read of its job, after `body`."""
-    path = tmp_path / "script.py"
-    path.write_text("import json, os, sys\nfrom lyss.errors import InputError\nfrom lyss.scripting import logged\n\n"
-                    "with logged(snakemake.log[0]):\n" + "".join(f"    {line}\n" for line in body.splitlines()) +
-                    "    seen = {'pid': os.getpid(), 'seed': snakemake.config['stats']['seed'],\n"
-                    "            'dataset': snakemake.wildcards['dataset'], 'metrics': snakemake.params.metrics}\n"
-                    "    open(snakemake.output[0], 'w').write(json.dumps(seen))\n", encoding="utf-8")
-    return path
+def seen_script(tmp_path, body: str):
+    return write_script(tmp_path, f"{body}\n{WRITE_WHAT_IT_SAW}")
 
 
 def written(tmp_path, name: str) -> dict:
@@ -44,7 +35,7 @@ def pool():
 
 
 def test_the_next_job_reuses_the_worker_and_reads_its_own_job(tmp_path, pool):
-    script = write_script(tmp_path, "print('working', file=sys.stderr)")
+    script = seen_script(tmp_path, "print('working', file=sys.stderr)")
     pool.run(script, job(tmp_path, "first", metrics=["bleu"]))
     pool.run(script, job(tmp_path, "second", metrics=["ter", "chrf_plus_plus"]))
     first, second = written(tmp_path, "first"), written(tmp_path, "second")
@@ -57,7 +48,7 @@ def test_the_next_job_reuses_the_worker_and_reads_its_own_job(tmp_path, pool):
 def test_jobs_side_by_side_each_have_a_worker_of_their_own(tmp_path, pool):
     both_started = tmp_path / "gate"
     both_started.mkdir()
-    script = write_script(tmp_path, "import pathlib, time\n"
+    script = seen_script(tmp_path, "import pathlib, time\n"
                                     "pathlib.Path(snakemake.params.gate, snakemake.output[0][-6:]).touch()\n"
                                     "while len(list(pathlib.Path(snakemake.params.gate).iterdir())) < 2:\n"
                                     "    time.sleep(0.01)")
@@ -72,7 +63,7 @@ def test_jobs_side_by_side_each_have_a_worker_of_their_own(tmp_path, pool):
 
 
 def test_bad_input_fails_its_job_with_its_line_and_the_next_job_gets_a_fresh_worker(tmp_path, pool):
-    good = write_script(tmp_path, "pass")
+    good = seen_script(tmp_path, "pass")
     pool.run(good, job(tmp_path, "before", metrics=[]))
     bad = tmp_path / "bad.py"
     bad.write_text("from lyss.errors import InputError\nfrom lyss.scripting import logged\n"
@@ -87,14 +78,14 @@ def test_bad_input_fails_its_job_with_its_line_and_the_next_job_gets_a_fresh_wor
 
 
 def test_an_exception_fails_its_job_with_the_workers_traceback(tmp_path, pool):
-    script = write_script(tmp_path, "raise ValueError('a metric broke')")
+    script = seen_script(tmp_path, "raise ValueError('a metric broke')")
     with pytest.raises(RuntimeError, match=r"(?s)Traceback.*ValueError: a metric broke"):
         pool.run(script, job(tmp_path, "broken", metrics=[]))
     assert pool._idle == []
 
 
 def test_a_killed_worker_fails_only_its_job_and_names_the_signal(tmp_path, pool):
-    script = write_script(tmp_path, "if snakemake.params.die:\n    os.kill(os.getpid(), 9)")
+    script = seen_script(tmp_path, "if snakemake.params.die:\n    os.kill(os.getpid(), 9)")
     with pytest.raises(WorkerDied, match="script.py ended .signal SIGKILL"):
         pool.run(script, job(tmp_path, "killed", metrics=[], die=True))
     assert not (tmp_path / "killed.json").exists()
@@ -103,7 +94,7 @@ def test_a_killed_worker_fails_only_its_job_and_names_the_signal(tmp_path, pool)
 
 
 def test_an_idle_worker_ends_when_its_snakemake_closes_the_pipe(tmp_path, pool):
-    pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+    pool.run(seen_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
     (worker,) = pool._idle
     worker._jobs.close()
     assert worker.process.wait(timeout=30) == 0
@@ -114,7 +105,7 @@ def test_a_ctrl_c_ends_an_idle_worker_quietly(tmp_path, pool):
     # a process started in the background (CI's) ignores SIGINT, and so would its workers: Ctrl-C reaches neither
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        pool.run(write_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
+        pool.run(seen_script(tmp_path, "pass"), job(tmp_path, "only", metrics=[]))
     finally:
         signal.signal(signal.SIGINT, previous)
     (worker,) = pool._idle

@@ -6,10 +6,10 @@ import io
 import json
 import sys
 import threading
-from types import SimpleNamespace
 
 import pytest
 from scratch_project import DATASET, make_project, sh
+from script_jobs import job, write_script
 
 from lyss.scripting import JobFailed, logged, run_script
 
@@ -39,20 +39,6 @@ def test_jobs_on_threads_write_to_their_own_logs(tmp_path, monkeypatch):
     assert console.getvalue() == "from Snakemake's thread\n"
 
 
-def job(tmp_path, **params):
-    return SimpleNamespace(input=SimpleNamespace(corpus="data/corpus.jsonl"), output=[str(tmp_path / "out.json")],
-                params=SimpleNamespace(**params), wildcards={"dataset": "demo"}, threads=1, resources={},
-                log=[str(tmp_path / "job.log")], config={"stats": {"seed": 7}}, rule="score_cpu")
-
-
-def write_script(tmp_path, body: str):
-    path = tmp_path / "script.py"
-    path.write_text("import json, sys\nfrom lyss.errors import InputError\nfrom lyss.scripting import logged\n\n"
-                    "with logged(snakemake.log[0]):\n" + "".join(f"    {line}\n" for line in body.splitlines()),
-                    encoding="utf-8")
-    return path
-
-
 def test_a_script_reads_its_job_from_snakemake_as_under_script(tmp_path):
     script = write_script(tmp_path, "job = {'corpus': snakemake.input.corpus, 'metrics': snakemake.params.metrics,\n"
                                     "       'dataset': snakemake.wildcards['dataset'],\n"
@@ -61,7 +47,7 @@ def test_a_script_reads_its_job_from_snakemake_as_under_script(tmp_path):
                                     "open(snakemake.output[0], 'w').write(json.dumps(job))\n"
                                     "print('scored', file=sys.stderr)")
     run_script(script, job(tmp_path, metrics=["bleu"]))
-    assert json.loads((tmp_path / "out.json").read_text()) == {
+    assert json.loads((tmp_path / "job.json").read_text()) == {
         "corpus": "data/corpus.jsonl", "metrics": ["bleu"], "dataset": "demo", "seed": 7, "rule": "score_cpu",
         "threads": 1}
     assert (tmp_path / "job.log").read_text() == "scored\n"
