@@ -66,6 +66,26 @@ def test_bad_input_fails_the_job_with_its_one_line_and_the_next_job_runs(tmp_pat
     assert (tmp_path / "job.log").read_text() == "fine\n"
 
 
+def test_scripts_on_threads_leave_the_process_main_module_alone(tmp_path):
+    """Two jobs that overlap, the first ending first: `runpy.run_path(run_name="__main__")` would leave the second
+    one's restore putting the first script's module in `sys.modules["__main__"]` for good."""
+    main = sys.modules["__main__"]
+    script = write_script(tmp_path, "snakemake.params.started.set()\n"
+                                    "snakemake.params.release.wait()\n"
+                                    "open(snakemake.output[0], 'w').write(json.dumps(__name__))")
+    first, second = (job(tmp_path, name, started=threading.Event(), release=threading.Event()) for name in "ab")
+    threads = [threading.Thread(target=run_script, args=(script, j)) for j in (first, second)]
+    threads[0].start()
+    first.params.started.wait()
+    threads[1].start()
+    second.params.started.wait()
+    for thread, j in zip(threads, (first, second), strict=True):
+        j.params.release.set()
+        thread.join()
+    assert sys.modules["__main__"] is main
+    assert [json.loads((tmp_path / f"{n}.json").read_text()) for n in "ab"] == ["__main__", "__main__"]
+
+
 def test_outside_run_script_bad_input_ends_the_process_with_status_1(tmp_path, monkeypatch):
     """Under `script:` (COMET) the script is its own process: exit status 1, the one line."""
     console = io.StringIO()

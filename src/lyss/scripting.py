@@ -15,7 +15,7 @@ Jobs on threads share the process's `sys.stderr`, so `logged` routes each thread
 process with `sys.exit`.
 """
 
-import runpy
+import builtins
 import sys
 import threading
 from contextlib import contextmanager
@@ -87,10 +87,19 @@ def logged(log_path):
 def run_script(path, job) -> None:
     """Run the Snakemake script at `path` in this process and thread with `job` as its global `snakemake`: an
     object with the names a `run:` block has (input, output, params, wildcards, threads, resources, log, rule)
-    and the workflow's config, as `script:` gives them to a process of its own."""
+    and the workflow's config, as `script:` gives them to a process of its own.
+
+    The script runs in a namespace of its own, named `__main__` as under `script:`, without entering
+    `sys.modules`: `runpy.run_path(run_name="__main__")` swaps `sys.modules["__main__"]` for the script's
+    module and back, and two jobs doing that on two threads could leave a finished script's module there for good
+    (Snakemake's own module was then lost to everything that asks for `__main__`: lyss.workflow_end, pickle,
+    multiprocessing)."""
+    path = Path(path)
+    code = compile(path.read_bytes(), str(path), "exec")
+    namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": builtins, "snakemake": job}
     _job.in_process = True
     try:
-        runpy.run_path(str(path), init_globals={"snakemake": job}, run_name="__main__")
+        exec(code, namespace)  # noqa: S102 — a workflow script of this checkout, as `script:` would run it
     finally:
         _job.in_process = False
 

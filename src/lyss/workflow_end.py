@@ -8,8 +8,9 @@ Two waits followed the last job of every run (and of every SLURM job's Snakemake
   `snakemake --forcerun report`, up to a whole second of any run.
 - The interpreter's final garbage collection walked every object the run had made (the DAG, the jobs, the
   loaded models and tables) only to free them. With the timers cancelled, the exit still took 0.46–0.52 s after
-  the last job (four runs); with the collection skipped too, 0.09–0.10 s in four runs of eight and 0.49–0.50 s in
-  the others, where freeing the memory itself (Python's module teardown, glibc returning arenas) took the time.
+  the last job (four runs); with the collection skipped, 0.11–0.12 s in every run. (It was skipped in only half of
+  the runs until `lyss.scripting.run_script` stopped swapping `sys.modules["__main__"]`: two jobs on threads could
+  leave a script's module there, and `in_snakemake_command` then said no.)
 
 Both are gone once the scheduler has returned, which is when Snakemake calls the workflow's `onsuccess` and
 `onerror` handlers: nothing waits for those timers any more, and everything still in memory lives until the
