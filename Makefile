@@ -65,6 +65,12 @@ $(FULL): $(CORE)
 	rm -f $(VENV)/.full-*
 	touch $@
 
+# The package's own modules as bytecode: an editable install compiles none, and with this machine's
+# PYTHONDONTWRITEBYTECODE no import writes them either, so every process of a run or of the tests (Snakemake, each
+# job worker, each `lyss` command) compiled the ~200 modules it imports again. compileall writes only what changed
+# since; .dvcignore keeps the bytecode out of the stages' dependencies.
+BYTECODE := $(VENV)/bin/python -m compileall -q src/lyss
+
 # Quiet on the terminal (a progress line per translation, one line per validation step, then the
 # leaderboard); every job's full log is in results/logs/, Snakemake's own in .snakemake/log/.
 # Then `dvc commit` files the outputs in DVC's cache, as `dvc repro` would have: what DVC versions is the same
@@ -72,11 +78,13 @@ $(FULL): $(CORE)
 # The target comes first: `--quiet` takes a list, and a target after it (`--quiet rules reason host all`) is
 # read as the choice `all`, which silences Snakemake entirely, its "N of M steps done" lines included.
 run: apt-run $(BASE)
+	$(BYTECODE)
 	DVC_NO_ANALYTICS=1 bin/snakemake all --cores all --quiet rules reason host
 	DVC_NO_ANALYTICS=1 $(VENV)/bin/dvc commit --force --quiet
 	@echo; sed -n '3,$$p' results/leaderboard.md; echo; echo "full logs: results/logs/ and .snakemake/log/"
 
 test: apt-test $(FULL)
+	$(BYTECODE)
 	DVC_NO_ANALYTICS=1 $(VENV)/bin/pytest -q -rs --durations=25
 
 lint: $(CORE)

@@ -54,6 +54,9 @@ def scratch_project(tmp: Path, systems: list[str]) -> Path:
     params = yaml.safe_load((project / "params.yaml").read_text(encoding="utf-8"))
     params["datasets"] = {"wmt3": {"path": "data/corpora/wmt3", "methods": []}}
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    # as `make run` does: without bytecode (this machine sets PYTHONDONTWRITEBYTECODE) each process compiles the
+    # package again, and the pipeline starts more processes than `lyss score` does
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(project / "src" / "lyss")], check=True)
     return project
 
 
