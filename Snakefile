@@ -23,8 +23,10 @@ include: "rules/report.smk"
 include: "rules/validate.smk"
 
 
+# a worker loads the score jobs' word lists and models on the core that Snakemake's start leaves idle
 onstart:
     warn_without_threads()
+    warm_score_worker()
 
 
 # neither the scheduler's pending timers nor a final garbage collection holds the exit (lyss.workflow_end)

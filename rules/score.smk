@@ -3,10 +3,13 @@
 # method share one job (rule score_cpu), so the job count grows with datasets × methods, not × metrics. A
 # grouped job recomputes only the metrics whose stamp changed (lyss.metrics.score.score_metrics): its outputs
 # are update() files, which Snakemake does not delete before the job.
+from collections import Counter
+
 from lyss.gpu_jobs import gpu_metrics, target_cards
 from lyss.languages import card_for
 from lyss.metrics import declaration
 from lyss.metrics.card_files import card_file_digests
+from lyss.script_workers import warm_up_worker
 
 SCORE_ALONE = gpu_metrics(
     METRICS,
@@ -14,6 +17,30 @@ SCORE_ALONE = gpu_metrics(
     config["metric_options"],
 )
 SCORE_CPU = [m for m in METRICS if m not in SCORE_ALONE]
+
+
+def warm_score_worker():
+    """Snakemake's `onstart`: when score_cpu jobs are to run on this machine, a worker loads what the first of
+    them would (lyss.metrics.warm_up) for the language pair with most of them, while the corpora are prepared and
+    the first vectors computed (Snakemake's start and the embedder's loading leave a core idle). Not for a run
+    that only submits jobs to a cluster, nor under --touch."""
+    if not SCORE_CPU or not workflow.local_exec or workflow.touch:
+        return
+    pairs = Counter(
+        tuple(dataset_language_pair(config["datasets"][job.wildcards.dataset]["path"]))
+        for job in workflow.dag.needrun_jobs()
+        if job.rule.name == "score_cpu"
+    )
+    if pairs:
+        job = SimpleNamespace(
+            params=SimpleNamespace(
+                metrics=SCORE_CPU,
+                pair=pairs.most_common(1)[0][0],
+                languages_dir=LANGUAGES_DIR,
+                options=group_options(SCORE_CPU),
+            )
+        )
+        warm_up_worker(script_path("warm_up.py"), job)
 
 
 def metric_gpus(wildcards):

@@ -112,3 +112,19 @@ def test_a_ctrl_c_ends_an_idle_worker_quietly(tmp_path, pool):
     worker.process.send_signal(signal.SIGINT)
     assert worker.process.wait(timeout=30) == 0  # no KeyboardInterrupt traceback, no signal status
     pool._idle.clear()
+
+
+def test_a_warmed_up_worker_serves_the_next_job(tmp_path, pool):
+    warm = write_script(tmp_path, "open(snakemake.output[0], 'w').write(json.dumps({'pid': os.getpid()}))")
+    pool.warm_up(warm, job(tmp_path, "warm")).join(timeout=60)
+    pool.run(seen_script(tmp_path, "pass"), job(tmp_path, "first", metrics=["bleu"]))
+    assert written(tmp_path, "first")["pid"] == written(tmp_path, "warm")["pid"] != os.getpid()
+
+
+def test_a_failed_warm_up_ends_its_worker_with_one_line_and_jobs_start_their_own(tmp_path, pool, capsys):
+    pool.warm_up(write_script(tmp_path, "raise RuntimeError('no word lists here')"), job(tmp_path, "warm")).join(60)
+    assert pool._idle == []
+    assert capsys.readouterr().err == ("lyss: warning: a worker's warm-up (script.py) failed, jobs start cold: "
+                                       "RuntimeError: no word lists here\n")
+    pool.run(seen_script(tmp_path, "pass"), job(tmp_path, "first", metrics=[]))
+    assert written(tmp_path, "first")["seed"] == 7

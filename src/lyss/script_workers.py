@@ -7,7 +7,9 @@ Snakemake was killed must still finish what it paid for (tests/test_faults.py). 
 language cards and word lists, and lingua's models (1.2 s of CPU for a 529-segment job alone, 2.3 s with the
 other jobs beside it). Here a job thread of Snakemake hands its script to an idle worker, a Python process
 started for an earlier job of this run, and waits for its answer; a worker serves one job at a time, so jobs
-side by side each have their own, and what one job loaded serves the next job of the same worker.
+side by side each have their own, and what one job loaded serves the next job of the same worker. A worker can
+also start before any job needs it and load what the coming jobs will (`warm_up`: the score jobs' word lists and
+models, while Snakemake's first seconds leave a core idle, rules/score.smk).
 
 A job that fails in any way leaves no worker behind: the worker is ended and the next job starts a fresh one,
 so no state of a failed job reaches another. A worker that dies (a signal, an `os._exit`) fails only the job it
@@ -100,6 +102,30 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
+    def warm_up(self, path, job) -> threading.Thread:
+        """Start a worker that runs the script at `path` (one that loads what coming jobs will) on a thread of
+        its own, and joins the idle workers when it is done; a job that starts before then starts a worker of its
+        own. A warm-up that fails ends its worker with one line on stderr: no job depends on it. Returns the
+        thread, which ends with the warm-up."""
+        worker = ScriptWorker()
+        thread = threading.Thread(target=self._warm, args=(worker, path, job), name="lyss-warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm(self, worker: ScriptWorker, path, job) -> None:
+        try:
+            kind, message = worker.run(path, job)
+        except WorkerDied as died:
+            kind, message = "died", str(died)
+        if kind != "ok":
+            worker.close()
+            last = (message.strip().splitlines() or [kind])[-1]
+            print(f"lyss: warning: a worker's warm-up ({os.path.basename(path)}) failed, jobs start cold: {last}",
+                  file=sys.stderr)
+            return
+        with self._lock:
+            self._idle.append(worker)
+
 
 POOL = WorkerPool()
 
@@ -107,6 +133,11 @@ POOL = WorkerPool()
 def run_in_worker(path, job) -> None:
     """`scripting.run_script`, in a worker process of this process's pool."""
     POOL.run(path, job)
+
+
+def warm_up_worker(path, job) -> threading.Thread:
+    """`WorkerPool.warm_up` in this process's pool."""
+    return POOL.warm_up(path, job)
 
 
 def _answer(path: str, job) -> tuple[str, str]:

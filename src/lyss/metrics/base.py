@@ -149,6 +149,10 @@ DECLARATION_DEFAULTS = {
     # A function (entries, predictions) → the texts it embeds beyond whole sources, references and outputs (e.g.
     # their sentences), so that `lyss score` embeds them with the rest in one pass (None: none).
     "extra_texts": None,
+    # A function (source_lang, target_lang, source_card, target_card, options) that loads now what the metric's
+    # first job of that language pair would load before reading a word (word lists, a language identifier's
+    # models): a worker runs it while Snakemake prepares the run (lyss.metrics.warm_up). None: nothing to load.
+    "warm_up": None,
     # GPUs a scoring job asks the cluster for.
     "gpus": 0,
     # Needs a model the user provides (COMET): `lyss score` leaves it out of its defaults unless asked for.

@@ -82,6 +82,17 @@ def wordfreq_language(code: str, card: dict) -> str | None:
     return short if short in _wordfreq_lists() and _list_usable(short) else None
 
 
+def load_wordlist(code: str, card: dict) -> None:
+    """Load the language's wordfreq list now, where its first word never asked about before would have (a worker
+    warming up, lyss.metrics.warm_up): through wordfreq's own lookup, since `zipf_frequency` may answer from the
+    store without loading the list."""
+    wordlist = wordfreq_language(code, card)
+    if wordlist:
+        from wordfreq import zipf_frequency as lookup
+
+        lookup("a", wordlist)
+
+
 @functools.lru_cache(maxsize=1)
 def _wordfreq_lists() -> frozenset[str]:
     """The languages wordfreq has a list for, from the lookup store once asked (importing wordfreq: 0.3 s)."""
@@ -182,6 +193,14 @@ class CodeSwitchingRate:
     db_column = "code_switching_rate"
     direction = "lower"
     ideal = 0.0
+
+    @staticmethod
+    def warm_up(source_lang: str, target_lang: str, source_card: dict, target_card: dict, options: dict) -> None:
+        """Both languages' word lists and, unless switched off, the pair's language identifier."""
+        load_wordlist(source_lang, source_card)
+        load_wordlist(target_lang, target_card)
+        if options.get("language_identifier", "lingua") == "lingua":
+            langid.load_models(source_lang, target_lang)
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)

@@ -58,6 +58,18 @@ def pair_detector(source: str, target: str):
     return detector
 
 
+def load_models(source: str, target: str) -> None:
+    """Load lingua's models of the pair now, where its first question would have (a worker warming up,
+    lyss.metrics.warm_up). lingua keeps loaded models for the whole process, so the detector of `pair_detector`
+    reads them without loading. Nothing when the pair has no detector."""
+    if pair_detector(source, target) is None:
+        return
+    from lingua import LanguageDetectorBuilder
+
+    LanguageDetectorBuilder.from_languages(lingua_language(source), lingua_language(target)) \
+        .with_preloaded_language_models().build()
+
+
 # The pair each detector of `pair_detector` tells apart: its answers depend on the pair, and are stored under it.
 _PAIRS: dict[object, tuple[str, str]] = {}
 

@@ -53,7 +53,7 @@ from lyss.errors import InputError
 from lyss.languages import card_schema, cldr_locale
 from lyss.metrics import lookups
 from lyss.metrics.base import MetricResult, ScoringInput
-from lyss.metrics.behavioural import wordfreq_language, words_with_position, zipf_frequency
+from lyss.metrics.behavioural import load_wordlist, wordfreq_language, words_with_position, zipf_frequency
 from lyss.metrics.names import looks_like_name
 from lyss.metrics.rates import WORD_NOTE, most_frequent, rate_result
 from lyss.text import tokenisation_settings, words
@@ -282,6 +282,12 @@ class OrthographicAccuracy:
     corpus_rows = "stats"
     direction = "higher"
     ideal = 1.0
+
+    @staticmethod
+    def warm_up(source_lang: str, target_lang: str, source_card: dict, target_card: dict, options: dict) -> None:
+        """The target's word list and letters."""
+        load_wordlist(target_lang, target_card)
+        exemplar_characters(target_lang)
 
     def score(self, data: ScoringInput) -> MetricResult:
         n = len(data.entries)
