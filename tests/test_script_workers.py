@@ -128,3 +128,10 @@ def test_a_failed_warm_up_ends_its_worker_with_one_line_and_jobs_start_their_own
                                        "RuntimeError: no word lists here\n")
     pool.run(seen_script(tmp_path, "pass"), job(tmp_path, "first", metrics=[]))
     assert written(tmp_path, "first")["seed"] == 7
+
+
+def test_a_warm_up_stopped_by_ctrl_c_ends_its_worker_quietly(tmp_path, pool, capsys):
+    """Snakemake's Ctrl-C reaches the warming worker too (one process group); the run is stopping, so no warning."""
+    pool.warm_up(write_script(tmp_path, "raise KeyboardInterrupt"), job(tmp_path, "warm")).join(timeout=60)
+    assert pool._idle == []
+    assert capsys.readouterr().err == ""

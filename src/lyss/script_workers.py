@@ -120,8 +120,9 @@ class WorkerPool:
         if kind != "ok":
             worker.close()
             last = (message.strip().splitlines() or [kind])[-1]
-            print(f"lyss: warning: a worker's warm-up ({os.path.basename(path)}) failed, jobs start cold: {last}",
-                  file=sys.stderr)
+            if last != "KeyboardInterrupt":  # Snakemake's Ctrl-C reached the worker: the run is stopping anyway
+                print(f"lyss: warning: a worker's warm-up ({os.path.basename(path)}) failed, jobs start cold: {last}",
+                      file=sys.stderr)
             return
         with self._lock:
             self._idle.append(worker)
