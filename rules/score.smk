@@ -26,11 +26,15 @@ def warm_score_worker():
     that only submits jobs to a cluster, nor under --touch."""
     if not SCORE_CPU or not workflow.local_exec or workflow.touch:
         return
-    pairs = Counter(
-        tuple(dataset_language_pair(config["datasets"][job.wildcards.dataset]["path"]))
+    jobs = Counter(
+        job.wildcards.dataset
         for job in workflow.dag.needrun_jobs()
         if job.rule.name == "score_cpu"
     )
+    pairs = Counter()
+    for dataset, count in jobs.items():  # one card read per dataset, not per job
+        pair = dataset_language_pair(config["datasets"][dataset]["path"])
+        pairs[tuple(pair)] += count
     if pairs:
         job = SimpleNamespace(
             params=SimpleNamespace(

@@ -90,7 +90,10 @@ class WorkerPool:
         input, RuntimeError with the worker's traceback on any other exception, WorkerDied when it died."""
         with self._lock:
             worker = self._idle.pop() if self._idle else None
-        worker = worker or ScriptWorker()
+        self._run_on(worker or ScriptWorker(), path, job)
+
+    def _run_on(self, worker: ScriptWorker, path, job) -> None:
+        """`run` on this worker: it joins the idle ones after the job, or is ended when the job failed."""
         try:
             kind, message = worker.run(path, job)
         except BaseException:
@@ -114,18 +117,12 @@ class WorkerPool:
 
     def _warm(self, worker: ScriptWorker, path, job) -> None:
         try:
-            kind, message = worker.run(path, job)
-        except WorkerDied as died:
-            kind, message = "died", str(died)
-        if kind != "ok":
-            worker.close()
-            last = (message.strip().splitlines() or [kind])[-1]
+            self._run_on(worker, path, job)
+        except RuntimeError as failed:  # JobFailed, WorkerDied, or an exception's traceback: the worker is ended
+            last = (str(failed).strip().splitlines() or [type(failed).__name__])[-1]
             if last != "KeyboardInterrupt":  # Snakemake's Ctrl-C reached the worker: the run is stopping anyway
                 print(f"lyss: warning: a worker's warm-up ({os.path.basename(path)}) failed, jobs start cold: {last}",
                       file=sys.stderr)
-            return
-        with self._lock:
-            self._idle.append(worker)
 
 
 POOL = WorkerPool()
