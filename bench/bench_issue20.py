@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ROOT  # noqa: E402
+from _common import ROOT, compiled  # noqa: E402
 from bench_score_sacrebleu import BIN, segments, tsv_rows  # noqa: E402
 
 
@@ -36,15 +36,6 @@ def timed(argv, env=None) -> float:
     start = time.perf_counter()
     subprocess.run([str(a) for a in argv], check=True, capture_output=True, env=env)
     return time.perf_counter() - start
-
-
-def compiled(env: dict) -> None:
-    """Byte-compile the lyss package that `lyss` imports, as `pip install` does for sacrebleu: with
-    PYTHONDONTWRITEBYTECODE set (as on this machine) a source checkout would otherwise compile ~200 modules on
-    every run, a cost no installed package pays."""
-    where = subprocess.run([sys.executable, "-c", "import lyss, pathlib; print(pathlib.Path(lyss.__file__).parent)"],
-                           check=True, capture_output=True, text=True, env=env).stdout.strip()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", where], check=True, env=env)
 
 
 def score_line(tsv: Path, warm_only: bool, repeats: int) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ROOT  # noqa: E402
+from _common import ROOT, compiled  # noqa: E402
 
 TED = ROOT / "data" / "corpora" / "mqm_ted_ende"
 
@@ -54,9 +54,8 @@ def scratch_project(tmp: Path, systems: list[str]) -> Path:
     params = yaml.safe_load((project / "params.yaml").read_text(encoding="utf-8"))
     params["datasets"] = {"wmt3": {"path": "data/corpora/wmt3", "methods": []}}
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    # as `make run` does: without bytecode (this machine sets PYTHONDONTWRITEBYTECODE) each process compiles the
-    # package again, and the pipeline starts more processes than `lyss score` does
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(project / "src" / "lyss")], check=True)
+    # the pipeline starts more processes than `lyss score`, each of which would compile the package again
+    compiled({**os.environ, "PYTHONPATH": str(project / "src")})
     return project
 
 
