@@ -1,8 +1,37 @@
 from lyss.store import configured_url, mask_url
 
 
+rule plots:
+    """Plot data for `dvc plots show` and PNG figures, from the run cards alone: in a worker process
+    (lyss.script_workers), so the figures are drawn while the significance tests run (docs/performance.md).
+    """
+    input:
+        on_threads,
+        cards=run_cards(),
+    output:
+        composite=expand("results/plots/composite/{dataset}.csv", dataset=DATASETS),
+        tier_chrf=expand("results/plots/tier_chrf/{dataset}.csv", dataset=DATASETS),
+        figures=report(
+            directory("results/plots/figures"),
+            patterns=["{name}.png"],
+            caption="../docs/report/figures.rst",
+            category="Plots",
+        ),
+    log:
+        "results/logs/plots.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        tiers=config["tiers"],
+        code=code("plots.py", "all"),
+    run:
+        run_job("plots.py", locals(), in_worker=True)
+
+
 rule report:
-    """Metrics file, leaderboards (Markdown, HTML), plot data and figures, run-card database(s).
+    """Metrics file, leaderboards (Markdown, HTML, linking rule plots' figures), run-card database(s).
 
     Needs the run cards only: the leaderboard never waits for the human-judgment study.
     """
@@ -11,6 +40,7 @@ rule report:
         cards=run_cards(),
         significance=significance_files(),
         skipped=skipped_files(),
+        figures=rules.plots.output.figures,
     output:
         metrics="results/metrics.json",
         # Wall-clock numbers, kept out of the committed metrics.json (they differ on every run).
@@ -23,22 +53,13 @@ rule report:
         ),
         # Updated in place, not replaced: the database keeps every version of every run.
         database=update("results/lyss.sqlite"),
-        composite=expand("results/plots/composite/{dataset}.csv", dataset=DATASETS),
-        tier_chrf=expand("results/plots/tier_chrf/{dataset}.csv", dataset=DATASETS),
-        figures=report(
-            directory("results/plots/figures"),
-            patterns=["{name}.png"],
-            caption="../docs/report/figures.rst",
-            category="Plots",
-        ),
     log:
         "results/logs/report.log",
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=15,
+        runtime=10,
     params:
-        tiers=config["tiers"],
         # Masked: Snakemake stores params in .snakemake/; the script reads the DSN itself.
         database=mask_url(configured_url(config["database"])),
         code=code("report.py", "all"),

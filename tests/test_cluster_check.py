@@ -184,8 +184,8 @@ def test_a_group_that_passes_the_partition_limit_is_named_with_its_runtime(tmp_p
     side by side): corpus = prep 30, then the source and reference vectors 120 = 150; method (four chains, so
     each level in two layers of two) = 2 × (translate 120, postprocess 30, embed_method 120, score_cpu 120) = 780;
     cards = the pipeline's 17 aggregates, 9 layers × 30 = 270. Studies (4 validate jobs, 2 layers × 30 = 60),
-    summary (significance 30, skipped 5, report 15 = 50) and the evidence (validate_dataset 30 + plots 15 + its
-    index, which declares no runtime) fit the hour."""
+    summary (significance 30, skipped 5, plots 10, report 10: at most 55) and the evidence (validate_dataset 30 +
+    plots 15 + its index, which declares no runtime) fit the hour."""
     folder = profile(tmp_path, **shipped_groups(),
                      **{"default-resources": {"slurm_partition": "cpu", "slurm_account": "proj_a"}})
     problems, _ = check(folder)

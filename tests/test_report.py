@@ -61,6 +61,26 @@ def test_report_writes_every_output(tmp_path):
     assert (out / "plots/composite/demo.csv").read_text().splitlines()[1] == "bravo,0.72,0.7,0.74,deployable"
 
 
+def test_the_figures_are_drawn_beside_the_significance_tests_and_linked_by_the_page(tmp_path):
+    """Rule `plots` needs the run cards only, so it runs while the significance tests do; rule `report` waits
+    for its figures, and the page links the figures drawn there, drawing none itself."""
+    rules = (ROOT / "rules/report.smk").read_text()
+    plots_rule = rules[rules.index("rule plots:"):rules.index("rule report:")]
+    report_rule = rules[rules.index("rule report:"):rules.index("rule validation_plots:")]
+    assert "significance" not in plots_rule[plots_rule.index("input:"):plots_rule.index("output:")]
+    assert "figures=rules.plots.output.figures" in report_rule[report_rule.index("input:"):report_rule.index("output:")]
+    assert "results/plots" not in report_rule[report_rule.index("output:"):]
+    drawn = tmp_path / "drawn"
+    (drawn / "figures").mkdir(parents=True)
+    (drawn / "figures" / "composite_demo.png").write_bytes(b"")
+    out = tmp_path / "out"
+    write_reports(write_cards(tmp_path / "runs", _cards()), [], ReportOutputs(
+        out / "metrics.json", out / "leaderboard.md", html=out / "leaderboard.html",
+        figures_dir=drawn / "figures"))
+    assert '<a href="../drawn/figures/composite_demo.png">composite_demo</a>' in (out / "leaderboard.html").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["leaderboard.html", "leaderboard.md", "metrics.json"]
+
+
 def test_database_keeps_history_across_report_runs(tmp_path):
     cards = _cards()
     _run(tmp_path, cards)

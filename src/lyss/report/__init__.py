@@ -152,7 +152,8 @@ def store_cards(card_paths, database, extra_url: str | None = None, log=None) ->
 @dataclass(frozen=True)
 class ReportOutputs:
     """What rule `report` writes: metrics.json and the Markdown leaderboard always; the HTML page, the plot
-    files, the SQLite database and the timings file when given."""
+    files, the SQLite database and the timings file when given. `figures_dir`: PNG figures drawn before (by
+    rule `plots`), which the HTML page links; with `plots_dir` the plots are drawn here and linked."""
 
     metrics: Path
     leaderboard: Path
@@ -160,6 +161,7 @@ class ReportOutputs:
     plots_dir: Path | None = None
     database: Path | None = None
     timings: Path | None = None
+    figures_dir: Path | None = None
 
 
 def write_reports(card_paths, significance_paths, outputs: ReportOutputs, *, tiers: tuple[Tier, ...] = (),
@@ -168,6 +170,7 @@ def write_reports(card_paths, significance_paths, outputs: ReportOutputs, *, tie
     `database_url`: a second database besides the SQLite file; `skipped_paths`: results/skipped/<dataset>.json."""
     metrics_out, leaderboard_out, html_out = outputs.metrics, outputs.leaderboard, outputs.html
     plots_dir, database, timings_out = outputs.plots_dir, outputs.database, outputs.timings
+    figures_dir = outputs.figures_dir or (Path(plots_dir, "figures") if plots_dir is not None else None)
     cards = [read_json(p) for p in card_paths]
     skipped = {Path(p).stem: read_json(p) for p in skipped_paths}
     significance = {}
@@ -181,7 +184,6 @@ def write_reports(card_paths, significance_paths, outputs: ReportOutputs, *, tie
     if plots_dir is not None:
         write_plot_files(cards, plots_dir, datasets=datasets, tiers=tiers)
     if html_out is not None:
-        write_leaderboard_html(cards, significance, html_out,
-                               figures_dir=Path(plots_dir, "figures") if plots_dir is not None else None)
+        write_leaderboard_html(cards, significance, html_out, figures_dir=figures_dir)
     if database is not None:
         store_cards(card_paths, database, database_url)
