@@ -187,6 +187,7 @@ def test_editing_one_metric_module_reruns_only_its_jobs_and_dvc_agrees(tmp_path)
         ("aggregate", f"results/runs/{DATASET}/copy_source.json"),
         ("aggregate", f"results/runs/{DATASET}/reference.json"),
         ("significance", f"results/significance/{DATASET}.json"),
+        ("plots", f"results/plots/composite/{DATASET}.csv"),
         ("report", "results/metrics.json"),
     ]), jobs
 

@@ -50,6 +50,7 @@ def is_code(path: Path) -> bool:
     return path.suffix == ".py" or not path.is_relative_to(DEFAULTS)
 
 
+@functools.cache
 def module_file(name: str) -> Path | None:
     """lyss.a.b → src/lyss/a/b.py or src/lyss/a/b/__init__.py (None when it is not a lyss module)."""
     if name != PACKAGE and not name.startswith(PACKAGE + "."):
@@ -61,6 +62,7 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+@functools.cache
 def module_name(path: Path) -> str:
     parts = path.resolve().relative_to(SRC).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
