@@ -6,13 +6,13 @@ A scratch clone of this checkout gets one dataset folder, `wmt3` (the TED source
 systems as plain text, as WMT distributes them), and a params.yaml whose only dataset it is (no translation
 method runs on it). Then, each with an empty embedding cache of its own:
 
-- pipeline: `snakemake report --cores 2` (prep, embed, score, aggregate, significance, report);
+- pipeline: `snakemake report --cores 2` (prep, embed, score, aggregate, significance and plots, report);
 - peer: `lyss score -s SRC -r REF -i A B C -l en-de` (the same metrics, the oracle and caveats, one process).
 
     .venv/bin/python bench/bench_pipeline_dataset.py [--systems wmt21_nemo wmt21_uedin wmt21_online_w] [--repeats 3]
 
-Each pair runs `lyss score`, then the pipeline, in a fresh clone; a shared machine's load moves single runs by
-±0.05× (docs/performance.md), so the line is the median of the pairs' ratios, with their range.
+Each pair runs `lyss score`, then the pipeline, in a fresh clone; a shared machine's load moves single runs by up
+to ±0.2× (docs/performance.md), so the line is the median of the pairs' ratios, with their range.
 """
 
 import argparse
