@@ -22,7 +22,7 @@ ORACLE = "reference"
 # post-processing hooks too, before any job: a misspelt hook deletes nothing.
 with one_line_errors():
     # each dataset folder's systems/ and human_scores.csv join the settings before they are checked
-    expand_dataset_folders(config)
+    FOLDER_SYSTEMS = expand_dataset_folders(config)
     # read and checked once: the typed settings, every default of the schema filled in (lyss.settings)
     SETTINGS = check_params(config)
     for warning in SETTINGS.warnings:
@@ -145,7 +145,13 @@ def method_selection(dataset):
     (lyss.translate.eligibility), then the reference oracle; the others are skipped with a reason (results/skipped/).
     """
     pair = "-".join(dataset_language_pair(config["datasets"][dataset]["path"]))
-    return select_methods(config["methods"], dataset, config["datasets"][dataset], pair)
+    return select_methods(
+        config["methods"],
+        dataset,
+        config["datasets"][dataset],
+        pair,
+        folder_systems=FOLDER_SYSTEMS,
+    )
 
 
 def dataset_methods(dataset):

@@ -12,6 +12,7 @@ from lyss.aggregate.composite import select_profile
 from lyss.errors import InputError
 from lyss.languages import card_for
 from lyss.prep.folders import discovered_systems, expand_dataset_folders, load_dataset_entries
+from lyss.translate.eligibility import select_methods
 
 DEMO = [json.loads(line) for line in (ROOT / "data/corpora/demo_eng_spa/corpus.jsonl").read_text().splitlines()]
 
@@ -60,6 +61,29 @@ def test_systems_and_human_scores_join_the_settings(tmp_path):
     assert "notes" not in config["methods"]
     assert config["datasets"]["wmt"]["human_scores"] == f"{folder}/human_scores.csv"
     assert config["datasets"]["listed"]["methods"] == ["copy", "sysA", "sysB"]  # a list names the others
+
+
+def test_a_folders_systems_are_offered_to_its_own_datasets_only(tmp_path):
+    """A dataset without a `methods` list is offered the params.yaml methods and its own folder's systems; another
+    folder's systems are neither run nor listed as skipped there (they were made for another corpus), while a
+    precomputed method the user configured for one corpus is still reported as skipped on the others."""
+    for dataset, system in (("ted", "nemo"), ("news", "online_b")):
+        write_lines(tmp_path / dataset / "systems" / f"{system}.txt", ["x"])
+    mine = tmp_path / "mine.txt"
+    write_lines(mine, ["x"])
+    config = {"datasets": {name: {"path": str(tmp_path / name)} for name in ("ted", "news")},
+              "methods": {"copy": {"kind": "copy_source"},
+                          "mine": {"kind": "precomputed", "paths": {"ted": str(mine)}}}}
+    assert expand_dataset_folders(config) == {"nemo", "online_b"}
+    news = select_methods(config["methods"], "news", {}, "eng-deu", folder_systems=frozenset({"nemo", "online_b"}))
+    assert news.methods == ["copy", "online_b"]
+    assert news.skipped == {"mine": "no file for this dataset in methods.mine.paths (files were given for: ted)"}
+    ted = select_methods(config["methods"], "ted", {}, "eng-deu", folder_systems=frozenset({"nemo", "online_b"}))
+    assert (ted.methods, ted.skipped) == (["copy", "mine", "nemo"], {})
+    with pytest.raises(InputError, match=r"field 'datasets.news.methods': method 'nemo' cannot translate eng-deu: "
+                                         r"no file for this dataset"):
+        select_methods(config["methods"], "news", {"methods": ["nemo"]}, "eng-deu",
+                       folder_systems=frozenset({"nemo", "online_b"}))
 
 
 def test_a_system_named_like_a_configured_method_is_an_error(tmp_path):

@@ -94,10 +94,12 @@ def discovered_systems(folder) -> dict[str, Path]:
     return found
 
 
-def expand_dataset_folders(config: dict, source: str = "params.yaml") -> None:
+def expand_dataset_folders(config: dict, source: str = "params.yaml") -> frozenset[str]:
     """Add each dataset folder's systems (as precomputed methods run on that dataset) and its
-    human_scores.csv to `config`, in place, before the settings are checked. A system named like a method of
-    params.yaml is an error: which of the two is meant would be a guess."""
+    human_scores.csv to `config`, in place, before the settings are checked, and return the systems' names:
+    each belongs to the datasets whose folder holds it, so the others are not offered it
+    (`lyss.translate.eligibility.select_methods`). A system named like a method of params.yaml is an error:
+    which of the two is meant would be a guess."""
     configured = set(config.get("methods") or {})
     discovered: dict[str, dict] = {}
     for name, dataset in (config.get("datasets") or {}).items():
@@ -117,3 +119,4 @@ def expand_dataset_folders(config: dict, source: str = "params.yaml") -> None:
             dataset["methods"] = [*dataset["methods"], *(s for s in systems if s not in dataset["methods"])]
     if discovered:
         config["methods"] = {**(config.get("methods") or {}), **discovered}
+    return frozenset(discovered)

@@ -1,9 +1,10 @@
 """Which configured methods run on which dataset (params.yaml `datasets.<name>.methods`).
 
 Without a list, a dataset gets every method that can serve its language pair; a method that cannot
-(an Apertium pair that is not installed, a precomputed file made for another corpus) is skipped with a
-reason the report shows, instead of failing the run or scoring outputs of another corpus. A method the
-user lists explicitly but that cannot serve the dataset is a configuration error: the user asked for it.
+(an Apertium pair that is not installed, a precomputed file configured for another corpus) is skipped with a
+reason the report shows, instead of failing the run or scoring outputs of another corpus (a dataset folder's
+systems are not offered to the other datasets at all). A method the user lists explicitly but that cannot serve
+the dataset is a configuration error: the user asked for it.
 
 Everything here runs when Snakemake builds its DAG, so it must be fast and must not translate anything:
 Apertium's installed modes come from `apertium -l`, asked once per process.
@@ -78,13 +79,20 @@ class MethodSelection:
 
 
 def select_methods(methods: dict, dataset: str, dataset_config: dict, pair: str,
-                   source: str = "params.yaml") -> MethodSelection:
-    """Apply `datasets.<dataset>.methods` (or the default: every method that can serve `pair`)."""
+                   source: str = "params.yaml", folder_systems: frozenset[str] = frozenset()) -> MethodSelection:
+    """Apply `datasets.<dataset>.methods` (or the default: every method that can serve `pair`).
+
+    `folder_systems`: the methods found in dataset folders' systems/ (`lyss.prep.folders`). The default offers
+    each only to the datasets whose folder holds it, and lists it among the others' skipped methods no more than
+    a method of another project: nobody configured it for them (13 TED systems "skipped" on the demo told a
+    user nothing). A method listed by name is checked as any other."""
     key = f"datasets.{dataset}.methods"
     listed = dataset_config.get("methods")
     if listed is None:
         selection = MethodSelection([])
         for name, method in methods.items():
+            if name in folder_systems and dataset not in method["paths"]:
+                continue
             reason = unavailable_reason(name, method, dataset, pair, source)
             if reason is None:
                 selection.methods.append(name)
