@@ -65,7 +65,9 @@ ENTRIES = [{"id": str(i), "source": f"s{i}", "reference": r, "difficulty": 1 + i
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
-    """The toy metric's module, written to a temporary folder, imported and registered (undone afterwards)."""
+    """The toy metric's module, written to a temporary folder, imported and registered (undone afterwards,
+    with the names params.yaml may use, which lyss.config.vocabulary reads from the registry once per process:
+    kept, they let a later test's settings accept the toy, or list it among the known metrics)."""
     path = tmp_path / "toy_metric.py"
     path.write_text(TOY_MODULE, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("toy_metric", path)
@@ -73,7 +75,9 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "toy_metric", module)
     spec.loader.exec_module(module)
     monkeypatch.setitem(REGISTRY, TOY_ID, module.FirstWordMatch)
-    return module.FirstWordMatch
+    vocabulary.cache_clear()
+    yield module.FirstWordMatch
+    vocabulary.cache_clear()
 
 
 def _results(predictions):
@@ -209,6 +213,17 @@ def test_a_misspelt_declaration_is_an_error_not_a_silent_default():
 
     with pytest.raises(TypeError, match=r"'has_cl' is not a metric declaration \(did you mean 'has_ci'\?\)"):
         check_declarations(Misspelt)
+
+
+def test_an_unknown_metric_id_names_the_closest_one_and_all():
+    from lyss.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        get_metric("semantic_scores", source="card.yaml")
+    assert str(caught.value).startswith("card.yaml: field 'metrics': unknown metric 'semantic_scores' (did you mean "
+                                        "'semantic_score'?); known: bleu, chrf_plus_plus, ")
+    with pytest.raises(InputError, match=r"unknown metric 'qqq'; known: bleu, "):  # nothing close: no guess
+        get_metric("qqq")
 
 
 def test_core_declarations_are_required_and_annotated_state_is_allowed():
