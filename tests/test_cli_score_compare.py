@@ -522,7 +522,9 @@ def test_sacrebleus_metric_names_are_accepted(files, capsys, names, expected):
 
 @pytest.mark.parametrize("names,expected", [
     (["chrf"], "'chrf' is sacrebleu's chrF of character n-grams only"),
-    (["blue"], "unknown metric 'blue'; known: "),
+    (["blue"], "unknown metric 'blue' (did you mean 'bleu'?); known: "),
+    (["chrfp"], "unknown metric 'chrfp' (did you mean 'chrfpp'?); known: "),  # sacrebleu's aliases are names too
+    (["xyz"], "unknown metric 'xyz'; known: "),  # nothing close: no guess
 ])
 def test_a_metric_name_lyss_lacks_is_one_error_line_with_the_names(files, capsys, names, expected):
     paths, _, common = files

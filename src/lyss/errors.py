@@ -1,10 +1,19 @@
 """One error type for bad user input, so every message names the file, the line and the field."""
 
+import difflib
+
 
 def _printable(text: str) -> str:
     """A key as one line: control characters (a dataset name ending in a newline) spelled as escapes, so the
     message stays the single line a person reads, under Snakemake too."""
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def did_you_mean(word, choices, cutoff: float = 0.6) -> str:
+    """" (did you mean 'x'?)" for the choice closest to a mistyped `word`, or "" when none is close: the one hint
+    every "unknown …" message gives (difflib's ratio; 0.6 is its default, a lower `cutoff` reaches further)."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class InputError(ValueError):

@@ -17,7 +17,6 @@ stages that import it.
 """
 
 import copy
-import difflib
 import functools
 import json
 import math
@@ -31,7 +30,7 @@ from typing import ClassVar
 import jsonschema
 import yaml
 
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
 
 # spec §4.4: "each weight table sums to 1.00"; the composite renormalises anyway, so other sums only warn.
 WEIGHT_SUM_TOLERANCE = 0.005
@@ -80,13 +79,8 @@ def _key(path) -> str | None:
     return text or None
 
 
-def _suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def _unknown(what: str, value, known) -> str:
-    return f"unknown {what} {value!r}{_suggest(value, known)}; known: {', '.join(map(str, known))}"
+    return f"unknown {what} {value!r}{did_you_mean(value, known)}; known: {', '.join(map(str, known))}"
 
 
 def _number(value) -> str:
@@ -111,7 +105,7 @@ def _explain(error: jsonschema.ValidationError, defs: dict) -> tuple[str | None,
         unknown = sorted(set(instance) - set(known))
         first = unknown[0]
         listing = f"; known: {', '.join(known)}" if known else "; this section takes no keys"
-        return _key([*path, first]), f"unknown key{_suggest(first, known)}{listing}"
+        return _key([*path, first]), f"unknown key{did_you_mean(first, known)}{listing}"
     if rule == "required":
         missing = [k for k in value if k not in instance][0]
         what = "required section" if not path else "required key"
@@ -208,7 +202,7 @@ def _check_meaning(config: dict, vocabulary: Vocabulary, source: str) -> list[st
     chosen = composite["profile"]
     if chosen != "auto" and chosen not in composite["profiles"]:
         raise InputError(source, f"no profile {chosen!r} under composite.profiles"
-                         f"{_suggest(chosen, composite['profiles'])}; use 'auto' or one of "
+                         f"{did_you_mean(chosen, composite['profiles'])}; use 'auto' or one of "
                          f"{', '.join(composite['profiles'])}", field="composite.profile")
     tiers = config["tiers"]
     if [t["min"] for t in tiers] != sorted((t["min"] for t in tiers), reverse=True):
@@ -220,7 +214,7 @@ def _check_meaning(config: dict, vocabulary: Vocabulary, source: str) -> list[st
     for name, dataset in config["datasets"].items():
         for method in dataset.get("methods", []):
             if method not in methods:
-                raise InputError(source, f"no method {method!r} under methods{_suggest(method, methods)}",
+                raise InputError(source, f"no method {method!r} under methods{did_you_mean(method, methods)}",
                                  field=f"datasets.{name}.methods")
     for name, method in methods.items():
         for dataset in method.get("paths", {}):
@@ -228,7 +222,7 @@ def _check_meaning(config: dict, vocabulary: Vocabulary, source: str) -> list[st
                 continue
             # A near miss is a typo; a file for a dataset this params.yaml does not run (a trimmed copy of the
             # project's settings, say) is merely unused.
-            suggestion = _suggest(dataset, config["datasets"])
+            suggestion = did_you_mean(dataset, config["datasets"])
             if suggestion:
                 raise InputError(source, f"no dataset {dataset!r} under datasets{suggestion}",
                                  field=f"methods.{name}.paths.{dataset}")
@@ -239,7 +233,7 @@ def _check_meaning(config: dict, vocabulary: Vocabulary, source: str) -> list[st
         for option in settings.get("args", {}):
             if option not in known:
                 raise InputError(source, f"`lyss {part}` has no option --{option.replace('_', '-')}"
-                                 f"{_suggest(option, known)}; known: {', '.join(sorted(known))}",
+                                 f"{did_you_mean(option, known)}; known: {', '.join(sorted(known))}",
                                  field=f"validation.{part}.args.{option}")
     return warnings
 

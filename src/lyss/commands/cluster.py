@@ -11,7 +11,6 @@ status poll). Each problem is one line naming the profile key. See docs/cluster.
 """
 
 import argparse
-import difflib
 import getpass
 import re
 import shutil
@@ -23,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from lyss.commands import cluster_groups
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
 
 COMMAND_TIMEOUT_S = 20
 # snakemake-executor-plugin-slurm's executor, and the project's (src/snakemake_executor_plugin_lyss_slurm: the same
@@ -185,11 +184,6 @@ def declared_resources(project: Path) -> dict[str, int]:
     return largest
 
 
-def _suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.5)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[str], list[str]]:
     """(problems, notes) for a profile folder holding config.yaml; problems name the profile key."""
     config_path = profile_dir / "config.yaml"
@@ -234,7 +228,7 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
         elif account not in accounts:
             listing = ", ".join(sorted(accounts)) or f"none for user {getpass.getuser()}"
             problems.append(f"{where}: field 'default-resources.slurm_account': account {account!r} is not yours"
-                            f"{_suggest(account, accounts)}; sacctmgr lists: {listing}")
+                            f"{did_you_mean(account, accounts, cutoff=0.5)}; sacctmgr lists: {listing}")
     for key, name in wanted.items():
         rule = key.split(".", 1)[1].split(":")[0] if key.startswith("set-resources") else None
         scores = rule == "score" or (rule is None and not per_rule.get("score", {}).get("slurm_partition"))
@@ -243,7 +237,7 @@ def check_profile(profile_dir: Path, project: Path | None = None) -> tuple[list[
         said = f"; sbatch --test-only says: {refusal}" if refusal else ""
         if name and name not in known:
             problems.append(f"{where}: field '{key}': partition {name!r} does not exist on this cluster"
-                            f"{_suggest(name, known)}; sinfo lists: {', '.join(sorted(known))}{said}")
+                            f"{did_you_mean(name, known, cutoff=0.5)}; sinfo lists: {', '.join(sorted(known))}{said}")
             continue
         part = known.get(name) if name else None
         if part is not None and needs["gpu"] and not part.gpus:

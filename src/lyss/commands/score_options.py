@@ -15,7 +15,7 @@ from pathlib import Path
 from sacrebleu.metrics.bleu import _TOKENIZERS
 
 from lyss.argtypes import non_negative_int
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
 from lyss.metrics import REGISTRY, declaration
 
 FORMATS = ("text", "json", "tsv")
@@ -174,5 +174,6 @@ def _metric_id(name: str, chrf_word_order: int | None, allowed_extra: tuple[str,
         raise InputError("--metrics", f"'chrf' is sacrebleu's chrF of character n-grams only (word order 0), which "
                          f"LYSS does not compute; chrF++ is {known[CHRF_WORD_ORDER_2]} (also chrF++, chrfpp, or "
                          f"`-m chrf --chrf-word-order 2` as in sacrebleu); known: {listing}")
-    raise InputError("--metrics", f"unknown metric {name!r}; known: {listing} (case-insensitive; also "
+    raise InputError("--metrics", f"unknown metric {name!r}{did_you_mean(lowered, [*known, *allowed_extra])}; "
+                                  f"known: {listing} (case-insensitive; also "
                                   "sacrebleu's BLEU, TER and chrF++)")

@@ -5,11 +5,12 @@ plus its corpus value, so that confidence intervals and paired tests resample ro
 re-scoring strings. A metric that cannot be computed says why (`available=False, reason=...`).
 """
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
+
+from lyss.errors import did_you_mean
 
 
 @dataclass
@@ -181,10 +182,8 @@ def check_declarations(cls: type) -> None:
             if name.startswith("_") or name in state or name in known or callable(value) or isinstance(
                     value, (staticmethod, classmethod, property)):
                 continue
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise TypeError(f"{where}: {name!r} is not a metric declaration{hint}; the declarations and their "
-                            "defaults are lyss.metrics.base.DECLARATION_DEFAULTS")
+            raise TypeError(f"{where}: {name!r} is not a metric declaration{did_you_mean(name, known)}; the "
+                            "declarations and their defaults are lyss.metrics.base.DECLARATION_DEFAULTS")
     missing = [name for name in CORE_DECLARATIONS if not hasattr(cls, name)]
     if missing or not callable(getattr(cls, "score", None)):
         raise TypeError(f"{where}: a metric declares {', '.join(CORE_DECLARATIONS)} and a score(data) method "
