@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
 from lyss.io import fixed, write_text_atomic
 
 
@@ -27,8 +27,8 @@ class CsvTable:
         """Fail on the first column that the header lacks, listing what it does have."""
         for name in names:
             if name not in self.header:
-                have = ", ".join(self.header)
-                raise InputError(self.path, f"missing column '{name}' (columns: {have})", line=1, field=name)
+                hint, have = did_you_mean(name, self.header), ", ".join(self.header)
+                raise InputError(self.path, f"missing column '{name}'{hint} (columns: {have})", line=1, field=name)
 
     def strings(self, name: str) -> list[str]:
         self.require(name)

@@ -280,7 +280,10 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
     message = capsys.readouterr().err
     assert f"{bad}:3" in message and "field 'm'" in message
     assert main(["correlate", str(bad), "--human", "human", "--metrics", "nope", "--out", str(tmp_path / "o")]) == 2
-    assert "missing column 'nope'" in capsys.readouterr().err
+    assert "missing column 'nope' (columns: system, item, human, m)" in capsys.readouterr().err
+    assert main(["correlate", str(bad), "--human", "humna", "--metrics", "m", "--out", str(tmp_path / "o")]) == 2
+    assert (f"{bad}:1: field 'humna': missing column 'humna' (did you mean 'human'?) (columns: system, item, human, m)"
+            in capsys.readouterr().err)
 
 
 def test_lean_kendall_equals_scipy_with_ties():
