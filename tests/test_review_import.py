@@ -221,3 +221,7 @@ def test_texts_cannot_break_out_of_the_page_and_too_few_segments_for_the_packets
                  "--results", str(project["results"])]) == 2
     assert capsys.readouterr().err == ("lyss: error: tiny: 12 segments cannot fill 30 packets with overlap 1: raise "
                                        "review.items_per_speaker or lower review.speakers\n")
+    assert main(["review", "export", "tine", "--out", str(out), "--params", str(project["params"]),
+                 "--results", str(project["results"])]) == 2
+    assert capsys.readouterr().err == (f"lyss: error: {project['params']}: field 'datasets': unknown dataset 'tine' "
+                                       "(did you mean 'tiny'?); known: tiny\n")

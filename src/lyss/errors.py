@@ -16,6 +16,12 @@ def did_you_mean(word, choices, cutoff: float = 0.6) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def unknown(what: str, value, known) -> str:
+    """"unknown dataset 'x' (did you mean 'y'?); known: a, b": a name that is not among `known`, with the
+    closest and the whole list, so the person can copy the right one."""
+    return f"unknown {what} {value!r}{did_you_mean(value, known)}; known: {', '.join(map(str, known))}"
+
+
 class InputError(ValueError):
     """Bad user input. The message always says where: file, line (when the format has lines), field."""
 

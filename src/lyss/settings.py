@@ -30,7 +30,7 @@ from typing import ClassVar
 import jsonschema
 import yaml
 
-from lyss.errors import InputError, did_you_mean
+from lyss.errors import InputError, did_you_mean, unknown
 
 # spec §4.4: "each weight table sums to 1.00"; the composite renormalises anyway, so other sums only warn.
 WEIGHT_SUM_TOLERANCE = 0.005
@@ -79,10 +79,6 @@ def _key(path) -> str | None:
     return text or None
 
 
-def _unknown(what: str, value, known) -> str:
-    return f"unknown {what} {value!r}{did_you_mean(value, known)}; known: {', '.join(map(str, known))}"
-
-
 def _number(value) -> str:
     return repr(value) if not isinstance(value, float) or not value.is_integer() else f"{value:g}"
 
@@ -98,12 +94,11 @@ def _explain(error: jsonschema.ValidationError, defs: dict) -> tuple[str | None,
             return key, NAME_RULE
         if rule == "enum":
             what = "validation part" if path == ["validation"] else "metric"
-            return key, _unknown(what, instance, value)
+            return key, unknown(what, instance, value)
         return key, error.message
     if rule == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
-        unknown = sorted(set(instance) - set(known))
-        first = unknown[0]
+        first = sorted(set(instance) - set(known))[0]
         listing = f"; known: {', '.join(known)}" if known else "; this section takes no keys"
         return _key([*path, first]), f"unknown key{did_you_mean(first, known)}{listing}"
     if rule == "required":
@@ -114,7 +109,7 @@ def _explain(error: jsonschema.ValidationError, defs: dict) -> tuple[str | None,
         label = {"metric_id": "metric", "hook": "post-processing hook", "method_kind": "method kind",
                  "bleu_tokenizer": "sacrebleu tokenizer", "normalisation": "normalisation"}
         kind = next((label[d] for d in label if error.schema is defs[d]), "value")
-        return _key(path), _unknown(kind, instance, value)
+        return _key(path), unknown(kind, instance, value)
     if rule == "type":
         wanted = " or ".join(value) if isinstance(value, list) else value
         return _key(path), f"expected {wanted}, got {_yaml_type(instance)} {instance!r}"

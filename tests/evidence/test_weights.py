@@ -191,7 +191,7 @@ def test_cli_fits_from_pipeline_files_and_writes_a_selectable_profile(tmp_path, 
     assert set(summary["spread"]["fitted_tiny"]) == set(weights)
 
     assert main(["weights", "fit", "nope", "--out", "out"]) == 2
-    assert "no dataset 'nope'" in capsys.readouterr().err
+    assert "field 'datasets': unknown dataset 'nope'; known: " in capsys.readouterr().err
 
     (folder / "corpus.jsonl").write_text("".join(
         json.dumps({"id": i, "source": "s", "reference": "r"}) + "\n" for i in ids))

@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lyss.errors import InputError
+from lyss.errors import InputError, unknown
 from lyss.io import read_json
 from lyss.prep.corpus import read_prepared
 from lyss.prep.folders import expand_dataset_folders
@@ -62,7 +62,7 @@ def _settings(args) -> tuple[dict, object]:
     validate_sections(params, ("datasets", "review"), args.params)
     dataset = params["datasets"].get(args.dataset)
     if dataset is None:
-        raise InputError(args.params, f"no dataset {args.dataset!r}", field="datasets")
+        raise InputError(args.params, unknown("dataset", args.dataset, params["datasets"]), field="datasets")
     return dataset, review_settings(params.get("review"), str(args.params))
 
 

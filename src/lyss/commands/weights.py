@@ -17,7 +17,7 @@ import yaml
 
 from lyss.argtypes import positive_int
 from lyss.config import check_params
-from lyss.errors import InputError
+from lyss.errors import InputError, unknown
 from lyss.evidence.composite_entries import profile_weights
 from lyss.evidence.dataset import human_methods, join_human_scores
 from lyss.evidence.weights import (
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_params(args.params)
     dataset = settings.datasets.get(args.dataset)
     if dataset is None:
-        raise InputError(args.params, f"no dataset {args.dataset!r}", field="datasets")
+        raise InputError(args.params, unknown("dataset", args.dataset, settings.datasets), field="datasets")
     if not dataset.get("human_scores"):
         raise InputError(args.params, "this dataset has no human_scores", field=f"datasets.{args.dataset}")
     human_csv = dataset["human_scores"]
