@@ -316,6 +316,28 @@ def test_cli_push_and_query(url, tmp_path, capsys, monkeypatch):
         assert PASSWORD not in text
 
 
+def test_cli_query_ranks_systems_not_the_oracle_and_names_what_it_holds(tmp_path, capsys, monkeypatch):
+    """The reference oracle (composite 1.0) is listed after the systems without a rank, as on the leaderboard; a
+    dataset or method the database does not hold is named with the closest one it holds and the list."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LYSS_DATABASE_URL", f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    oracle = make_card(method="reference", fingerprint="3", composite=1.0, chrf=100.0, tier="fluent")
+    oracle["method"]["kind"] = "reference"
+    paths = write_cards(tmp_path / "runs", [make_card(method="alpha", fingerprint="1", composite=0.52),
+                                            make_card(method="bravo", fingerprint="2", composite=0.71), oracle])
+    assert _cli(capsys, "db", "push", *map(str, paths))[0] == 0
+    status, out, _ = _cli(capsys, "db", "query", "--dataset", "demo")
+    rows = [line.split()[:4] for line in out.splitlines()[1:4]]
+    assert status == 0 and rows == [["demo", "1", "bravo", "0.7100"], ["demo", "2", "alpha", "0.5200"],
+                                    ["demo", "—", "reference", "(oracle)"]]
+    status, _, err = _cli(capsys, "db", "query", "--dataset", "dem")
+    assert status == 1 and err == (f"no run cards for dataset 'dem' in {tmp_path / 'runs.sqlite'} (did you mean "
+                                   "'demo'?); it has: demo\n")
+    status, _, err = _cli(capsys, "db", "query", "--dataset", "demo", "--method", "alpa")
+    assert status == 1 and err.endswith("(did you mean 'alpha'?); it has: alpha, bravo, reference\n")
+    assert err.startswith("no run cards for method 'alpa' in dataset 'demo' in ")
+
+
 def test_cli_reads_database_url_from_params(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("LYSS_DATABASE_URL", raising=False)

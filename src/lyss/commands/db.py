@@ -13,7 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
+from lyss.report.board import is_oracle
 from lyss.settings import read_params_file, validate_sections
 from lyss.store import DEFAULT_SQLITE, SORTS, Store, StoreError, configured_url, mask_url, push_cards
 
@@ -86,8 +87,14 @@ def _fmt(value, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _oracle_last(rows: list[dict]) -> list[dict]:
+    """Each dataset's rows in their order, its reference oracle after its systems, as on the leaderboard."""
+    return sorted(rows, key=lambda row: (row["dataset_id"], is_oracle(row["run_card"])))  # a stable sort
+
+
 def _table(rows: list[dict], history: bool) -> str:
-    """Current versions ranked within each dataset; with `history`, every version and no rank."""
+    """Current versions ranked within each dataset, the reference oracle unranked after them (as on the
+    leaderboard: what a perfect system scores, not a system); with `history`, every version and no rank."""
     from lyss.metrics import declaration, label, leaderboard_metrics
 
     shown = [m for m in leaderboard_metrics() if declaration(m, "db_column")][:1]  # the leading metric column
@@ -96,21 +103,37 @@ def _table(rows: list[dict], history: bool) -> str:
     if history:
         header[1:3] = ["method", "version", "current"]
     body, rank, last = [], 0, None
-    for row in rows:
+    for row in rows if history else _oracle_last(rows):
         rank = rank + 1 if row["dataset_id"] == last else 1
         last = row["dataset_id"]
-        line = [row["dataset_id"], str(rank), row["method_name"], _fmt(row["composite_score"], 4),
+        oracle = is_oracle(row["run_card"])
+        line = [row["dataset_id"], "—" if oracle else str(rank),
+                f"{row['method_name']} (oracle)" if oracle else row["method_name"], _fmt(row["composite_score"], 4),
                 row["quality_tier"] or "—",
                 *(_fmt(row[declaration(m, "db_column")], declaration(m, "decimals")) for m in shown),
                 _fmt(row["cost_per_entry_usd"], 6),
                 _fmt(row["avg_latency_seconds"], 4), _fmt(row["entries_per_minute"], 1),
                 row["fingerprint_hash"][:12]]
         if history:
-            line[1:3] = [row["method_name"], str(row["version"]), "yes" if row["is_current"] else ""]
+            line[1:3] = [line[2], str(row["version"]), "yes" if row["is_current"] else ""]
         body.append(line)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
                      for r in [header, *body])
+
+
+def _missing(args: argparse.Namespace, store: Store) -> tuple[str, str]:
+    """(what the query asked for that the database does not hold, the closest name it holds and the list):
+    the dataset among its datasets, else the method among the dataset's (or every dataset's) methods."""
+    datasets = store.datasets()
+    if args.dataset and args.dataset not in datasets:
+        listing = f"; it has: {', '.join(datasets)}" if datasets else ""
+        return f"dataset {args.dataset!r}", did_you_mean(args.dataset, datasets) + listing
+    if args.method:
+        methods = sorted({row["method_name"] for row in store.query(dataset=args.dataset)})
+        where = f" in dataset {args.dataset!r}" if args.dataset else ""
+        return f"method {args.method!r}{where}", f"{did_you_mean(args.method, methods)}; it has: {', '.join(methods)}"
+    return "any dataset", ""
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -119,6 +142,7 @@ def run_query(args: argparse.Namespace) -> int:
         with Store.open(url) as store:
             rows = store.query(dataset=args.dataset, sort=args.sort, history=args.history, method=args.method)
             label = store.label
+            missing, known = ("", "") if rows else _missing(args, store)
     except StoreError as err:
         print(f"lyss: error: {err}", file=sys.stderr)
         return 1
@@ -128,8 +152,7 @@ def run_query(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     if not rows:
-        what = f"dataset {args.dataset!r}" if args.dataset else "any dataset"
-        print(f"no run cards for {what} in {mask_url(label)}", file=sys.stderr)
+        print(f"no run cards for {missing} in {mask_url(label)}{known}", file=sys.stderr)
         return 1
     print(_table(rows, args.history))
     print(f"\nsorted by {args.sort}; {'every version' if args.history else 'current versions'}; from {label}")
