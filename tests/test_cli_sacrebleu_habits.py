@@ -166,8 +166,9 @@ def test_score_only_says_why_the_composite_is_nan(files, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("command,argv,expected", [
-    ("score", ["--paired-bs"], "--paired-bs: paired tests are `lyss compare` (--test bs, its default)"),
-    ("compare", ["--paired-bs-n", "100"], "--paired-bs-n: `lyss compare --n N`"),
+    ("score", ["--paired-bs"], "--paired-bs: paired tests are `lyss compare`, which takes --paired-bs as sacrebleu"),
+    ("score", ["--paired-bs-n", "100"], "--paired-bs-n: paired tests are `lyss compare`"),
+    ("compare", ["--smooth-method", "floor"], "--smooth-method: the LYSS spec fixes it at sacrebleu's default"),
     ("score", ["-t", "wmt20"], "argument --test-set/-t: LYSS downloads no test set: give its files"),
     ("score", ["--smooth-method", "floor"], "--smooth-method: the LYSS spec fixes it at sacrebleu's default"),
     ("score", ["-nr", "2"], "-nr: several references are several files: -r A B"),

@@ -88,13 +88,15 @@ def _sacrebleu(test, n, metric, texts, system):
     return results[key][0].score, results[key][1]
 
 
-@pytest.mark.parametrize("test,n", [("bs", 1000), ("ar", 1000)])
-def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
+@pytest.mark.parametrize("test,n,spelling", [("bs", 1000, "lyss"), ("ar", 1000, "lyss"),
+                                            ("bs", 1000, "sacrebleu"), ("ar", 1000, "sacrebleu")])
+def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n, spelling):
+    """Both spellings of the test: `--test ar --n N`, and sacrebleu's own `--paired-ar --paired-ar-n N`."""
     paths, texts, common = files
+    how = ["--test", test, "--n", str(n)] if spelling == "lyss" else [f"--paired-{test}", f"--paired-{test}-n", str(n)]
     code, out, _ = run(capsys, "compare", "-s", str(paths["src"]), "-r", str(paths["ref"]),
                        "-i", str(paths["a"]), str(paths["b"]), str(paths["c"]), "-l", "eng-spa",
-                       "--metrics", "chrf_plus_plus,bleu", "--test", test, "--n", str(n), "--seed", "12345",
-                       "--json", *common)
+                       "--metrics", "chrf_plus_plus,bleu", *how, "--seed", "12345", "--json", *common)
     assert code == 0
     rows = json.loads(out)
     assert [(r["system"], r["file"], r["metric"]) for r in rows] == [
@@ -119,6 +121,36 @@ def test_compare_json_agrees_with_sacrebleu(files, capsys, test, n):
     # b differs from a only a little: its chrF++ p-value is not decided at the edge of the scale.
     b_chrf = next(r for r in rows if r["metric"] == "chrf_plus_plus" and r["system"] == "b")
     assert not math.isclose(b_chrf["p_value"], 1 / (n + 1))
+
+
+def test_sacrebleus_paired_counts_set_what_they_set_there(files, capsys, tmp_path):
+    """With --paired-ar, --paired-bs-n is the bootstrap of the delta's interval (what params stats sets without
+    it), --paired-ar-n the trials; with the bootstrap, --paired-ar-n is ignored with a warning, as sacrebleu ignores
+    it; a count given twice or a test given twice is one error line."""
+    paths, _, common = files
+    files_and_output = ["-r", paths["ref"], "-i", paths["a"], paths["b"], "-l", "eng-spa", "-m", "chrf_plus_plus",
+                        "--seed", "5", "--json"]
+    base = ["compare", *files_and_output, *common]
+    params = yaml.safe_load(Path(common[1]).read_text())
+    params["stats"]["bootstrap_resamples"] = 200
+    fewer = tmp_path / "params.yaml"
+    fewer.write_text(yaml.safe_dump(params))
+    code, sacrebleu_style, _ = run(capsys, *base, "--paired-ar", "--paired-ar-n", 300, "--paired-bs-n", 200)
+    assert code == 0
+    code, configured, _ = run(capsys, "compare", *files_and_output, "--params", fewer, *common[2:], "--test", "ar",
+                              "--n", 300)
+    assert code == 0 and sacrebleu_style == configured
+    code, default_ar, _ = run(capsys, *base, "--paired-ar", "--paired-ar-n", 300)
+    assert json.loads(default_ar)[0]["ci_lo"] != json.loads(configured)[0]["ci_lo"]  # 200 resamples, not 1000
+
+    code, ignored, err = run(capsys, *base, "--paired-bs", "--paired-ar-n", 50, "--paired-jobs", 2)
+    assert code == 0 and ignored == run(capsys, *base)[1]
+    assert "--paired-ar-n counts approximate randomization's trials: ignored without --paired-ar" in err
+    for twice, expected in (
+            (["--n", 100, "--paired-bs-n", 100], "lyss: error: --n: give the count once: --n, or sacrebleu's"),
+            (["--paired-ar", "--test", "bs"], "argument --test: given twice ('ar', then 'bs'); give it once")):
+        code, out, err = run(capsys, *base, *twice)
+        assert code == 2 and out == "" and expected in err and err.count("\n") == 1
 
 
 def test_compare_text_table_with_composite(files, capsys):

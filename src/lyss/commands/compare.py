@@ -27,7 +27,7 @@ from lyss.commands.score import (
     scoring_input,
     shared_embeddings,
 )
-from lyss.commands.score_options import Once, add_common_arguments, metric_names, output_format
+from lyss.commands.score_options import Once, OnceFlag, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import decimals, format_number
 from lyss.errors import InputError
 from lyss.metrics import significance_metrics
@@ -51,7 +51,30 @@ def register(subparsers) -> None:
                         help="paired bootstrap (bs, default) or approximate randomization (ar)")
     parser.add_argument("--n", type=positive_int, action=Once,
                         help="bootstrap resamples (bs) or AR trials (ar); default from params stats")
+    # sacrebleu's own spelling of the same, so that its command lines run unchanged
+    parser.add_argument("--paired-bs", dest="test", action=OnceFlag, const="bs", help="sacrebleu's flag: --test bs")
+    parser.add_argument("--paired-ar", dest="test", action=OnceFlag, const="ar", help="sacrebleu's flag: --test ar")
+    parser.add_argument("--paired-bs-n", dest="bs_n", type=positive_int, action=Once, metavar="N",
+                        help="sacrebleu's flag: bootstrap resamples (with --test ar, those of the CI of the delta)")
+    parser.add_argument("--paired-ar-n", dest="ar_n", type=positive_int, action=Once, metavar="N",
+                        help="sacrebleu's flag: AR trials (--test ar; ignored with bs, as sacrebleu does)")
+    parser.add_argument("--paired-jobs", type=int, metavar="N",
+                        help="sacrebleu's flag, accepted: lyss compare uses the cores it may use")
     parser.set_defaults(func=run)
+
+
+def resample_counts(args: argparse.Namespace, stats: dict, pairs: int, notes: Notes) -> tuple[int, int]:
+    """(bootstrap resamples, AR trials) from --n or sacrebleu's --paired-bs-n / --paired-ar-n, else params
+    stats (raised to what Holm's correction over `pairs` can resolve); --n is the count of the test run."""
+    if args.test == "bs" and args.ar_n:
+        notes.warn("--paired-ar-n counts approximate randomization's trials: ignored without --paired-ar, as "
+                   "sacrebleu ignores it")
+    default_bootstrap = holm_resolvable(stats["bootstrap_resamples"], pairs, stats["alpha"])
+    if args.test == "bs":
+        n = args.n or args.bs_n or default_bootstrap
+        return n, n
+    return (args.bs_n or stats["bootstrap_resamples"],
+            args.n or args.ar_n or holm_resolvable(stats["ar_trials"], pairs, stats["alpha"]))
 
 
 def _rows(comparisons: list[dict], test: str, files: dict[str, str]) -> list[dict]:
@@ -95,6 +118,8 @@ def _tsv(rows: list[dict]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
+    if args.n and (args.bs_n or args.ar_n):  # what the command line says is checked before any work
+        raise InputError("--n", "give the count once: --n, or sacrebleu's --paired-bs-n / --paired-ar-n")
     notes = Notes()
     has_source = args.source is not None
     # default: the metrics the pipeline's significance step compares, composite last, and a metric given its
@@ -138,15 +163,14 @@ def run(args: argparse.Namespace) -> int:
         notes.note(note)
     seed = stats["seed"] if args.seed is None else args.seed
     pairs = len(names) - 1
-    n = args.n or holm_resolvable(stats["bootstrap_resamples"] if args.test == "bs" else stats["ar_trials"],
-                                  pairs, stats["alpha"])
+    n_bootstrap, n_trials = resample_counts(args, stats, pairs, notes)
+    n = n_bootstrap if args.test == "bs" else n_trials
     needed = holm_resolvable(n, pairs, stats["alpha"])
     if n < needed:
         notes.warn(f"--n {n} is too few for {pairs} comparisons: the smallest p-value it can give, 1/{n + 1}, "
                    f"does not pass Holm's correction at α = {stats['alpha']} (use at least {needed})")
-    comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]],
-                                n_bootstrap=n if args.test == "bs" else stats["bootstrap_resamples"],
-                                n_trials=n, seed=seed, alpha=stats["alpha"], with_ar=args.test == "ar")
+    comparisons = compare_pairs(statistics, [(names[0], name) for name in names[1:]], n_bootstrap=n_bootstrap,
+                                n_trials=n_trials, seed=seed, alpha=stats["alpha"], with_ar=args.test == "ar")
     rows = _rows(comparisons, args.test, dict(zip(names, map(str, args.hypotheses), strict=True)))
     scope, left_out = composite_scope(scored, weights)
     composite_note = (f"composite over {'selection: ' if scope == 'selection' else ''}{', '.join(shared)} "

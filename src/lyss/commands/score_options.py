@@ -42,15 +42,26 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class OnceFlag(Once):
+    """A flag that sets its `const` as the value of a single-value option (sacrebleu's `--paired-ar` for `lyss
+    compare --test ar`), refused beside another value for that option as Once refuses a second one."""
+
+    def __init__(self, option_strings, dest, const, help=None):
+        super().__init__(option_strings, dest, nargs=0, const=const, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, self.const, option_string)
+
+
 # sacrebleu options that `lyss score`/`compare` do not take, and what to do instead: a sacrebleu user's habit
 # gets its answer in the error line, not only "unrecognized arguments".
 _DOWNLOADS_NOTHING = "LYSS downloads no test set: give its files (-s SRC -r REF -i HYP)"
 _FIXED_BY_THE_SPEC = "the LYSS spec fixes it at sacrebleu's default, which the metric's signature prints"
 SACREBLEU_ELSEWHERE = {
-    "--paired-bs": "paired tests are `lyss compare` (--test bs, its default)",
-    "--paired-ar": "paired tests are `lyss compare` (--test ar)",
-    "--paired-bs-n": "`lyss compare --n N`", "--paired-ar-n": "`lyss compare --test ar --n N`",
-    "--paired-jobs": "`lyss compare` needs no jobs option",
+    "--paired-bs": "paired tests are `lyss compare`, which takes --paired-bs as sacrebleu does",
+    "--paired-ar": "paired tests are `lyss compare`, which takes --paired-ar as sacrebleu does",
+    "--paired-bs-n": "paired tests are `lyss compare`", "--paired-ar-n": "paired tests are `lyss compare`",
+    "--paired-jobs": "paired tests are `lyss compare`",
     "-t": _DOWNLOADS_NOTHING, "--test-set": _DOWNLOADS_NOTHING, "--echo": _DOWNLOADS_NOTHING,
     "--download": _DOWNLOADS_NOTHING, "--origlang": _DOWNLOADS_NOTHING, "--subset": _DOWNLOADS_NOTHING,
     "-nr": "several references are several files: -r A B", "--num-refs": "several references are several files: -r A B",
