@@ -296,7 +296,7 @@ def weight_check(data: ScoreData, columns: dict, scored: dict, settings: dict, s
     profile = composite["profiles"][scored["profile"]]
     out = {"spec_spread": metric_spread(rows, {m: w for m, w in profile.items() if m in rows.features})}
     try:
-        cv = cross_validate(rows, scored["weights"], "system", 5, seed)
+        cv = cross_validate(rows, scored["weights"], "system", 5, seed, composite["min_entries"])
         out.update(cv_summary=cv["summary"], cv_warnings=cv["warnings"], cv_folds=len(cv["folds"]))
     except FoldError as err:
         out["cv_error"] = str(err)

@@ -17,6 +17,8 @@ from lyss.evidence.weights import (
     item_kendall,
     metric_spread,
     system_pearson,
+    too_sparse,
+    varying_rows,
 )
 
 
@@ -44,6 +46,28 @@ def test_fit_recovers_the_generating_weights_despite_item_effects():
     assert weights["semantic_score"] == pytest.approx(0.3, abs=0.02)
     assert weights["exact_match_rate"] == pytest.approx(0.0, abs=0.02)
     assert min(weights.values()) >= 0
+
+
+def test_a_metric_that_varies_on_a_handful_of_rows_is_not_fitted():
+    """As hallucination_rate on TED (9 flags in 6,877 rows): a rare flag on rows that people rate far down gets a
+    large least-squares coefficient, which as a weight would lift every composite by a near-constant; below
+    `min_rows` varying rows it gets none, and the other weights are fitted as if it were absent."""
+    rows = _rows()
+    flags = np.zeros(len(rows.human))
+    flagged = np.argsort(rows.human)[:5]  # the five rows people rate lowest, spread over items
+    flags[flagged] = 1.0
+    rows.features["hallucination_rate"] = 1.0 - flags  # normalised: 1 = no hallucination
+    rows.human[flagged] -= 3.0  # people punish them hard
+    every = np.ones(len(rows.human), dtype=bool)
+    unguarded = fit_weights(rows, every)
+    assert unguarded["hallucination_rate"] > 0.5  # what the fit did without the guard
+    assert too_sparse(rows, every, 30) == {"hallucination_rate": 5}
+    guarded = fit_weights(rows, every, min_rows=30)
+    assert guarded["hallucination_rate"] == 0.0 and sum(guarded.values()) == pytest.approx(1.0)
+    without = {m: v for m, v in rows.features.items() if m != "hallucination_rate"}
+    expected = fit_weights(RatedRows(rows.human, rows.systems, rows.items, rows.documents, without), every)
+    assert {m: w for m, w in guarded.items() if m != "hallucination_rate"} == pytest.approx(expected, abs=1e-12)
+    assert varying_rows(np.array([0.0, 0.0, 1.0, 0.5, 0.0])) == 2
 
 
 def test_item_kendall_is_the_mean_of_scipy_per_item():

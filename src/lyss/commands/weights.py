@@ -27,6 +27,7 @@ from lyss.evidence.weights import (
     fit_weights,
     metric_spread,
     rated_rows,
+    too_sparse,
 )
 from lyss.io import write_json_atomic, write_text_atomic
 from lyss.languages import load_cards
@@ -106,14 +107,17 @@ def run(args: argparse.Namespace) -> int:
     if BASELINE_METRIC not in rows.features:
         raise InputError(metric_dir, f"{BASELINE_METRIC} has no per-entry values on every rated row")
     try:
-        report = cross_validate(rows, spec_weights, args.by, args.folds, args.seed)
+        report = cross_validate(rows, spec_weights, args.by, args.folds, args.seed, composite.min_entries)
     except FoldError as err:
         raise InputError(human_csv, str(err)) from None
     for warning in report["warnings"]:
         print(f"lyss: warning: {warning}", file=sys.stderr)
     name = args.name or f"fitted_{args.dataset}"
-    final = rounded_profile(fit_weights(rows, np.ones(len(rows.human), dtype=bool)))
+    every_row = np.ones(len(rows.human), dtype=bool)
+    final = rounded_profile(fit_weights(rows, every_row, composite.min_entries))
+    sparse = too_sparse(rows, every_row, composite.min_entries)
     report.update({"dataset": args.dataset, "metrics": list(rows.features), "spec_weights": spec_weights,
+                   "not_fitted": {m: {"varying_rows": n, "rows": len(rows.human)} for m, n in sparse.items()},
                    "profile": {name: final}, "spread": {"spec": metric_spread(rows, spec_weights),
                                                         name: metric_spread(rows, final)}})
     write_json_atomic(args.out / "summary.json", report)
@@ -132,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
               f"system Pearson {values['system_pearson']:.4f}")
     print(f"profile {name} -> {args.out}/profile.yaml (spread: std of the normalised per-entry values; "
           "influence: share of weight x spread)")
+    if sparse:
+        print(f"  not fitted (vary on fewer than composite.min_entries = {composite.min_entries} of the "
+              f"{len(rows.human)} rated rows): " + ", ".join(f"{m} ({n})" for m, n in sparse.items()))
     for metric, entry in report["spread"][name].items():
         print(f"  {metric:<24} weight {entry['weight']:.3f}   spread {entry['spread']:.4f}   "
               f"influence {entry['influence']:.3f}")
