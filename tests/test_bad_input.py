@@ -118,7 +118,9 @@ PARAMS = [
          "unknown metric 'chrf_plus'"),
     Case("unknown method kind", _set("methods", {"m": {"kind": "gpt"}}), None, "methods.m.kind",
          "unknown method kind 'gpt'"),
-    Case("dataset folder without corpus", _set("datasets", {"d": {"path": "data/nowhere"}}), None,
+    Case("dataset folder that does not exist", _set("datasets", {"d": {"path": "data/corpora/nowhere"}}), None,
+         "datasets.d.path", r"data/corpora/nowhere does not exist$"),  # nothing like it beside: no guess
+    Case("dataset folder without corpus", _set("datasets", {"d": {"path": "data/corpora"}}), None,
          "datasets.d.path", "has neither corpus.jsonl nor source.txt"),
     Case("dataset name with a slash", _set("datasets", {"../up": {"path": f"data/corpora/{DATASET}"}}), None,
          "datasets.../up", "names may hold only"),

@@ -226,3 +226,13 @@ def test_the_community_review_is_the_human_scores_of_a_folder_without_its_own(tm
     config = {"datasets": {"d": {"path": str(tmp_path)}}, "methods": {}}
     expand_dataset_folders(config)
     assert config["datasets"]["d"]["human_scores"] == f"{tmp_path}/human_scores.csv"
+
+
+def test_a_dataset_folder_that_does_not_exist_names_the_closest_beside_it(tmp_path):
+    from lyss.config import missing_folder
+
+    (tmp_path / "wmt_small").mkdir()
+    (tmp_path / "notes.txt").write_text("not a folder")
+    assert missing_folder(tmp_path / "wmt_smal") == f"{tmp_path}/wmt_smal does not exist (did you mean 'wmt_small'?)"
+    assert missing_folder(tmp_path / "notes.tx") == f"{tmp_path}/notes.tx does not exist"  # files are no datasets
+    assert missing_folder(tmp_path / "gone" / "x") == f"{tmp_path}/gone/x does not exist"

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
 
-from lyss.errors import InputError
+from lyss.errors import InputError, did_you_mean
 from lyss.settings import Settings, Vocabulary, thaw
 
 
@@ -33,6 +33,12 @@ def one_line_errors():
 def _require(condition: bool, source: str, key: str, problem: str) -> None:
     if not condition:
         raise InputError(source, problem, field=key)
+
+
+def missing_folder(folder: Path) -> str:
+    """"data/corpora/wmt_smal does not exist (did you mean 'wmt_small'?)", from the folders beside it."""
+    beside = [p.name for p in folder.parent.iterdir() if p.is_dir()] if folder.parent.is_dir() else []
+    return f"{folder} does not exist{did_you_mean(folder.name, beside)}"
 
 
 @functools.cache
@@ -68,6 +74,8 @@ def check_params(config: dict, source: str = "params.yaml") -> Settings:
         if dataset.get("human_scores"):
             _require(Path(dataset["human_scores"]).exists(), source, f"datasets.{name}.human_scores",
                      f"{dataset['human_scores']} does not exist")
+        if not folder.is_dir():
+            raise InputError(source, missing_folder(folder), field=f"datasets.{name}.path")
         _require(corpus_files(folder)[0].exists(), source, f"datasets.{name}.path",
                  f"{folder} has neither corpus.jsonl nor source.txt (docs/corpus.md)")
         # the DAG reads the card's language pair, so a broken card fails here, not as a YAML traceback
