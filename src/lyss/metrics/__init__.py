@@ -7,7 +7,7 @@ Adding a metric is one module and one line here (docs/metrics.md); the Snakefile
 params.yaml.
 """
 
-from lyss.errors import InputError, did_you_mean
+from lyss.errors import InputError, unknown
 from lyss.languages import language_plugin
 from lyss.metrics.base import MetricPlugin, MetricResult, ScoringInput, check_declarations, declared
 from lyss.metrics.behavioural import CodeSwitchingRate, HallucinationRate
@@ -110,9 +110,7 @@ def score_schemas() -> dict[str, dict]:
 
 def get_metric(metric_id: str, source="params.yaml") -> MetricPlugin:
     if metric_id not in REGISTRY:
-        raise InputError(source, f"unknown metric {metric_id!r}{did_you_mean(metric_id, REGISTRY)}; known: "
-                                 f"{', '.join(sorted(REGISTRY))}",
-                         field="metrics")
+        raise InputError(source, unknown("metric", metric_id, sorted(REGISTRY)), field="metrics")
     return REGISTRY[metric_id]()
 
 
