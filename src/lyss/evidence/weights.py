@@ -25,8 +25,9 @@ weight × spread, so a near-constant signal with a large weight does not look im
 A metric that departs from its most common value on fewer than `min_rows` of the rows a weight is fitted on
 (the composite's own evidence bar, `composite.min_entries`) gets no fitted weight: its coefficient would be
 read off a handful of rows, and being near-constant it would add a near-constant to every composite. On TED,
-hallucination_rate flags 9 of 6,877 outputs; least squares gave it 0.84 of the weight (influence 0.08), which
-lifted every system's composite to ≈ 0.9, *fluent*, for the same order as semantic_score alone.
+the hallucination rate flags 9 of 6,877 outputs; least squares gave it 0.84 of the weight (influence 0.08),
+which lifted every system's composite to ≈ 0.9, *fluent*, for the same order as the semantic score alone
+(docs/validation.md §6).
 """
 
 from dataclasses import dataclass
