@@ -23,6 +23,30 @@ def sacrebleu_b(metric: str, hypotheses: list[str], references: list[str], width
     return SACREBLEU[metric].corpus_score(hypotheses, [references]).format(width=width, score_only=True)
 
 
+def test_sacrebleus_own_command_line_prints_sacrebleus_numbers(files, capsys):
+    """`sacrebleu REF -i HYP -m bleu chrf ter -cw 2 -b -w 2`, the references before the options, typed with
+    `lyss score` in place of `sacrebleu`: the same lines, formatted by sacrebleu here."""
+    paths, texts, common = files
+    code, out, _ = run(capsys, "score", paths["ref"], "-i", paths["a"], "-l", "eng-spa", "-m", "bleu", "chrf",
+                       "ter", "-cw", "2", "-b", "-w", 2, *common)
+    assert code == 0
+    assert out.splitlines() == [sacrebleu_b(m, texts["a"], texts["ref"], 2) for m in ("bleu", "chrf_plus_plus", "ter")]
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_references_are_given_one_way_and_always_given(files, capsys, command):
+    """sacrebleu's positional references or -r, not both (which file is the first reference would depend on the
+    order of the words), and never neither; each is one error line before any work."""
+    paths, _, common = files
+    systems = [paths["a"], paths["b"]]
+    code, _, err = run(capsys, command, paths["ref"], "-r", paths["a"], "-i", *systems, "-l", "eng-spa", *common)
+    assert code == 2 and err.count("\n") == 1
+    assert f"references given twice: {paths['ref']} (positional, sacrebleu's spelling) and -r {paths['a']}" in err
+    code, _, err = run(capsys, command, "-i", *systems, "-l", "eng-spa", *common)
+    assert code == 2 and err.count("\n") == 1
+    assert "the references are required: `-r REF [REF …]`, or sacrebleu's `REF [REF …]` before -i" in err
+
+
 @pytest.mark.parametrize("width", [0, 1, 2, 3])
 def test_score_only_prints_sacrebleus_values_one_per_line(files, capsys, width):
     paths, texts, common = files
@@ -172,7 +196,7 @@ def test_score_only_says_why_the_composite_is_nan(files, capsys, tmp_path):
     ("score", ["-t", "wmt20"], "argument --test-set/-t: LYSS downloads no test set: give its files"),
     ("score", ["--smooth-method", "floor"], "--smooth-method: the LYSS spec fixes it at sacrebleu's default"),
     ("score", ["-nr", "2"], "-nr: several references are several files: -r A B"),
-    ("score", ["--tok", "13a"], "unrecognized arguments: --tok 13a ("),  # no prefix of -tok/--tokenize is taken
+    ("score", ["--tok", "13a"], "unrecognized arguments: --tok ("),  # no prefix of -tok/--tokenize is taken
 ])
 def test_a_sacrebleu_option_lyss_lacks_is_one_error_line_saying_what_to_do(files, capsys, command, argv, expected):
     paths, _, common = files

@@ -387,18 +387,20 @@ def one_line(err: str) -> str:
 
 
 def test_two_references_give_sacrebleus_numbers(ted, files, capsys):
-    """`-r A B` and `-r A -r B` are the same two references (never the last one alone); chrF++, BLEU and TER
-    equal sacrebleu's with both; exact match accepts either; length ratio says it used the first."""
+    """`-r A B`, `-r A -r B` and sacrebleu's `A B -i HYP` are the same two references (never the last one
+    alone); chrF++, BLEU and TER equal sacrebleu's with both; exact match accepts either; length ratio says it
+    used the first."""
     paths, texts = ted
     common = files[2]
     metrics = "chrf_plus_plus,bleu,ter,exact_match_rate,length_ratio"
     blocks = []
-    for refs in (["-r", paths["ref"], paths["ref2"]], ["-r", paths["ref"], "-r", paths["ref2"]]):
+    for refs in (["-r", paths["ref"], paths["ref2"]], ["-r", paths["ref"], "-r", paths["ref2"]],
+                 [paths["ref"], paths["ref2"]]):
         code, out, _ = run(capsys, "score", *refs, "-i", paths["nemo"], "-l", "en-de", "-m", metrics, "--json",
                            *common)
         assert code == 0
         blocks.append(json.loads(out))
-    assert blocks[0]["scores"] == blocks[1]["scores"]
+    assert blocks[0]["scores"] == blocks[1]["scores"] == blocks[2]["scores"]
     block, hyp, refs = blocks[0], texts["nemo"], [texts["ref"], texts["ref2"]]
     scores = block["scores"]
     assert block["references"] == 2
@@ -789,6 +791,8 @@ def test_compare_takes_two_references_and_names_systems_shortly(ted, files, caps
     assert chrf["baseline_score"] == pytest.approx(CHRF(word_order=2).corpus_score(texts["nemo"], refs).score,
                                                    abs=1e-9)
     assert chrf["score"] == pytest.approx(CHRF(word_order=2).corpus_score(texts["uedin"], refs).score, abs=1e-9)
+    positional = ["compare", paths["ref"], paths["ref2"], *argv[4:]]  # sacrebleu's spelling: the same rows
+    assert run(capsys, *positional, "--json")[:2] == (0, out)
     code, out, _ = run(capsys, *argv)
     assert "nemo (baseline)" in out and str(paths["nemo"].parent) not in out
     code, out, _ = run(capsys, *argv, "--format", "tsv")

@@ -1,6 +1,7 @@
 """The options of `lyss score` and `lyss compare`, spelled as a sacrebleu user types them, and read so that
 nothing is misread.
 
+- The references are given with `-r` or, as in sacrebleu, before the options (`lyss score REF -i HYP`).
 - List options (`-r`, `-i`, `-m`) take several values after one flag (`-r A B`, sacrebleu's style); given
   again they extend the same list (`-r A -r B` is `-r A B`), never a last-one-wins.
 - A single-value option given twice (`-l en-de -l en-fr`) is an error, not the last one silently.
@@ -96,11 +97,26 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
         if extras:
             hints = [f"{flag}: {SACREBLEU_ELSEWHERE[flag]}" for flag in extras if flag in SACREBLEU_ELSEWHERE]
             error(f"unrecognized arguments: {' '.join(extras)}" + "".join(f"; {hint}" for hint in hints))
+        if hasattr(namespace, "positional_references"):
+            references_once(namespace, error)
         return namespace, extras
 
     parser.error = error
     parser.parse_known_args = parse_all
     parser.allow_abbrev = False  # a misspelt option is an error, never read as the prefix of another
+
+
+def references_once(namespace: argparse.Namespace, error) -> None:
+    """The references, given either as sacrebleu gives them (positional, before `-i`) or with `-r`, into
+    `namespace.reference`. Both at once is an error rather than one list appended to the other: which file is
+    the first reference (the one every single-reference metric reads) would depend on the order of the words."""
+    positional = namespace.__dict__.pop("positional_references")
+    if positional and namespace.reference:
+        error(f"references given twice: {' '.join(map(str, positional))} (positional, sacrebleu's spelling) and "
+              f"-r {' '.join(map(str, namespace.reference))}; give them one way")
+    namespace.reference = namespace.reference or positional
+    if not namespace.reference:
+        error("the references are required: `-r REF [REF …]`, or sacrebleu's `REF [REF …]` before -i")
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +125,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", "-s", type=Path, action=Once,
                         help="source segments, one per line; needed only by metrics that read the source "
                         "(chrF++, BLEU, TER, exact match and length ratio do not)")
-    parser.add_argument("--reference", "-r", type=Path, nargs="+", action="extend", required=True,
+    parser.add_argument("positional_references", nargs="*", type=Path, metavar="REF",
+                        help="sacrebleu's spelling of -r: `%(prog)s REF [REF …] -i HYP`")
+    parser.add_argument("--reference", "-r", type=Path, nargs="+", action="extend",
                         help="reference translations, one per line; several (`-r A B`) are several references "
                         "of each segment, used by every metric that supports them (chrF++, BLEU, TER as "
                         "sacrebleu does, exact match: any of them); the others use the first and say so")
