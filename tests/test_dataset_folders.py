@@ -80,10 +80,14 @@ def test_a_folders_systems_are_offered_to_its_own_datasets_only(tmp_path):
     assert news.skipped == {"mine": "no file for this dataset in methods.mine.paths (files were given for: ted)"}
     ted = select_methods(config["methods"], "ted", {}, "eng-deu", folder_systems=frozenset({"nemo", "online_b"}))
     assert (ted.methods, ted.skipped) == (["copy", "mine", "nemo"], {})
-    with pytest.raises(InputError, match=r"field 'datasets.news.methods': method 'nemo' cannot translate eng-deu: "
-                                         r"no file for this dataset"):
-        select_methods(config["methods"], "news", {"methods": ["nemo"]}, "eng-deu",
+    with pytest.raises(InputError) as listed:  # named in another dataset's list: where its file would go
+        select_methods(config["methods"], "news", {"path": "data/corpora/news", "methods": ["nemo"]}, "eng-deu",
                        folder_systems=frozenset({"nemo", "online_b"}))
+    assert listed.value.field == "datasets.news.methods"
+    assert str(listed.value).endswith(
+        f"method 'nemo' is a system of another dataset's folder: ted ({tmp_path / 'ted/systems/nemo.txt'}); a "
+        "folder's systems run on their own dataset only (give this dataset's outputs as "
+        "data/corpora/news/systems/nemo.txt)")
 
 
 def test_a_system_named_like_a_configured_method_is_an_error(tmp_path):

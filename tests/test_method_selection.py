@@ -68,7 +68,7 @@ def test_explicit_list_keeps_its_order_and_skips_nothing(tmp_path):
 
 @pytest.mark.parametrize(("listed", "message"), [
     (["apertium"], "method 'apertium' cannot translate eng-fra: Apertium mode 'eng-fra' is not installed"),
-    (["copy_sauce"], "unknown method 'copy_sauce'; configured: apertium, copy_source, llm"),
+    (["copy_sauce"], "unknown method 'copy_sauce' (did you mean 'copy_source'?); known: apertium, copy_source, llm"),
     (["llm", "llm"], "method 'llm' is listed twice"),
     ("llm", "expected a list of method names"),
 ])

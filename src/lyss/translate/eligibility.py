@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lyss.errors import InputError
+from lyss.errors import InputError, unknown
 from lyss.translate.simple import precomputed_path
 
 
@@ -70,6 +70,16 @@ def unavailable_reason(name: str, method: dict, dataset: str, pair: str, source:
     return None
 
 
+def another_folders_system(name: str, paths: dict[str, str], dataset_config: dict) -> str:
+    """Why a system found in another dataset's folder cannot be listed here, and where its file would go: its
+    outputs translate that folder's sources, and `methods.<name>.paths` exists only in the expanded settings."""
+    where = ", ".join(f"{dataset} ({path})" for dataset, path in sorted(paths.items()))
+    folder = dataset_config.get("path")
+    home = f"{folder}/systems/{name}.txt" if folder else f"a file in methods.{name}.paths"
+    return (f"method {name!r} is a system of another dataset's folder: {where}; a folder's systems run on their "
+            f"own dataset only (give this dataset's outputs as {home})")
+
+
 @dataclass
 class MethodSelection:
     """The methods that run on a dataset, in params.yaml order, and those skipped, with why."""
@@ -103,9 +113,11 @@ def select_methods(methods: dict, dataset: str, dataset_config: dict, pair: str,
         raise InputError(source, "expected a list of method names", field=key)
     for name in listed:
         if name not in methods:
-            raise InputError(source, f"unknown method {name!r}; configured: {', '.join(methods)}", field=key)
+            raise InputError(source, unknown("method", name, methods), field=key)
         if listed.count(name) > 1:
             raise InputError(source, f"method {name!r} is listed twice", field=key)
+        if name in folder_systems and dataset not in methods[name]["paths"]:
+            raise InputError(source, another_folders_system(name, methods[name]["paths"], dataset_config), field=key)
         reason = unavailable_reason(name, methods[name], dataset, pair, source)
         if reason is not None:
             raise InputError(source, f"method {name!r} cannot translate {pair}: {reason}", field=key)
