@@ -81,6 +81,17 @@ def test_language_without_card_uses_defaults_and_says_which_card(files, capsys):
     assert "card derived from CLDR locale 'vi (CLDR" in err
 
 
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_a_card_folder_that_does_not_exist_is_an_error_not_cldr_cards(files, capsys, tmp_path, command):
+    """A mistyped --languages would otherwise give every language the card derived from CLDR, dropping the card
+    files' analyzers and dictionaries with only a warning per language."""
+    paths, _, common = files
+    missing = tmp_path / "languages"
+    code, out, err = run(capsys, command, "-r", paths["ref"], "-i", paths["a"], paths["b"], "-l", "eng-spa",
+                         "-m", "bleu", *common[:2], "--languages", missing)  # common[2:] is the real folder
+    assert (code, out, err) == (2, "", f"lyss: error: --languages: {missing} is not a folder of language cards\n")
+
+
 def _sacrebleu(test, n, metric, texts, system):
     _, results = PairedTest([("a", texts["a"]), (system, texts[system])], {"m": metric}, [texts["ref"]],
                             test_type=test, n_samples=n)()

@@ -316,6 +316,25 @@ def test_cli_push_and_query(url, tmp_path, capsys, monkeypatch):
         assert PASSWORD not in text
 
 
+@pytest.mark.parametrize("make_bad,where,problem", [
+    (lambda path: None, "", "cannot read file (No such file or directory)"),
+    (lambda path: path.mkdir(), "", "cannot read file (Is a directory)"),
+    (lambda path: path.write_bytes(b"\xff{}"), "", "not valid UTF-8 (byte 1)"),
+    (lambda path: path.write_text('{"dataset":\n', encoding="utf-8"), ":2", "malformed JSON (Expecting value)"),
+])
+def test_cli_push_of_a_card_file_it_cannot_read_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch,
+                                                                                make_bad, where, problem):
+    monkeypatch.chdir(tmp_path)
+    database = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("LYSS_DATABASE_URL", f"sqlite:///{database}")
+    good = write_cards(tmp_path / "runs", [make_card(method="alpha", fingerprint="1", composite=0.52)])
+    bad = tmp_path / "runs" / "bad.json"
+    make_bad(bad)
+    status, out, err = _cli(capsys, "db", "push", *map(str, good), str(bad))
+    assert (status, out, err) == (2, "", f"lyss: error: {bad}{where}: {problem}\n")
+    assert not database.exists()
+
+
 def test_cli_query_ranks_systems_not_the_oracle_and_names_what_it_holds(tmp_path, capsys, monkeypatch):
     """The reference oracle (composite 1.0) is listed after the systems without a rank, as on the leaderboard; a
     dataset or method the database does not hold is named with the closest one it holds and the list."""

@@ -108,7 +108,11 @@ def write_jsonl_atomic(path, rows) -> None:
 def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; a line that is not UTF-8 or not JSON (including
     numbers past Python's 4300-digit limit and nesting past the recursion limit) raises InputError."""
-    with open(path, "rb") as handle:
+    try:
+        handle = open(path, "rb")
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
+    with handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
@@ -130,11 +134,16 @@ def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
 
 
 def read_json(path):
+    """A JSON file's value; a file that cannot be read or parsed is one InputError naming it (and the line)."""
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except json.JSONDecodeError as err:
         raise InputError(path, f"malformed JSON ({err.msg})", line=err.lineno) from None
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not valid UTF-8 (byte {err.start + 1})") from None
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
 
 
 def file_digest(path) -> str:

@@ -258,3 +258,10 @@ def test_cli_bad_input_names_file_line_and_field(tmp_path, capsys):
     assert main(["probe", str(path), "--out", str(tmp_path / "o")]) == 2
     message = capsys.readouterr().err
     assert f"{path}:2" in message and "field 'probs'" in message
+
+
+def test_cli_runs_file_it_cannot_read_is_one_error_line(tmp_path, capsys):
+    for path, problem in ((tmp_path / "missing.jsonl", "No such file or directory"), (tmp_path, "Is a directory")):
+        assert main(["probe", str(path), "--out", str(tmp_path / "o")]) == 2
+        assert capsys.readouterr().err == f"lyss: error: {path}: cannot read file ({problem})\n"
+    assert not (tmp_path / "o").exists()

@@ -106,6 +106,8 @@ def load_settings(path: Path | None, notes: Notes) -> dict:
 def language_cards(lang_pair: str, languages_dir: Path | None, notes: Notes) -> tuple[str, str, dict, dict]:
     """Source and target codes (ISO 639-1 resolved to ISO 639-3: `en-es` is `eng-spa`) and their cards (a card
     file merged over CLDR's facts, or CLDR's alone); a language without a card file is a warning."""
+    if languages_dir is not None and not languages_dir.is_dir():  # a typo would silently drop every card file
+        raise InputError("--languages", f"{languages_dir} is not a folder of language cards")
     languages_dir = default_path(default_of("languages_dir"), "languages") if languages_dir is None else languages_dir
     codes = lang_pair.split("-")
     if len(codes) != 2 or not all(codes):
