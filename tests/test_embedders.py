@@ -217,6 +217,26 @@ def test_word_by_word_tokenizer_equals_the_whole_text_viterbi():
     assert by_word == [weights.tokenize(text) for text in sample]
 
 
+@pytest.mark.parametrize("pieces", [
+    ["<unk>", "▁der", "", "ß", "▁fẹ́ràn", "\u2581", "ಇದು", "x▁y"],  # empty pieces, a marker inside one
+    ["<unk>", "a\x00b", "▁c"],  # the separator byte itself: decoded piece by piece
+])
+def test_the_piece_table_is_each_pieces_own_decoding(pieces):
+    """The tokenizer's pieces are decoded in one pass over the blob (lyss.embed.e5_weights._pieces): the same
+    texts as decoding each piece's bytes alone, and the marker search over the joined text finds what a search
+    piece by piece finds."""
+    from lyss.embed.e5_weights import MARKER_INSIDE, _pieces
+
+    encoded = [p.encode() for p in pieces]
+    offsets = [0, *np.cumsum([len(b) for b in encoded]).tolist()]
+    texts_, joined = _pieces(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+    assert texts_ == pieces
+    if joined is None:
+        assert any("\x00" in p for p in pieces)
+    else:
+        assert bool(MARKER_INSIDE.search(joined)) == any("▁" in p[1:] for p in pieces)
+
+
 def test_forgetting_the_segmented_words_keeps_the_ids():
     """bench/bench_embed.py tokenizes each run anew (forget_words), as a new process would: same ids, memo emptied."""
     from lyss.embed.e5_weights import E5Weights

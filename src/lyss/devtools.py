@@ -2,6 +2,7 @@
 
     python -m lyss.devtools dvc-deps            # list the code each DVC stage runs but does not depend on
     python -m lyss.devtools dvc-deps --write    # rewrite the src/lyss deps of every stage in dvc.yaml
+    python -m lyss.devtools install-graph       # the embedder's graph into the environment (make run/test)
 
 A DVC stage runs a Snakemake target, and so the scripts it lists under deps; the lyss code those scripts
 import is found from the import graph (lyss.codehash), never typed by hand, so dvc.yaml cannot miss a module
@@ -115,7 +116,15 @@ def main(argv=None) -> int:
     deps.add_argument("--dvc", type=Path, default=PROJECT / "dvc.yaml")
     deps.add_argument("--languages", type=Path, default=PROJECT / "data/languages")
     deps.add_argument("--write", action="store_true", help="rewrite the src/lyss deps in dvc.yaml")
+    sub.add_parser("install-graph", help="build the default embedder's graph into the environment, once per "
+                   "version (lyss.embed.graph_cache)")
     args = parser.parse_args(argv)
+    if args.command == "install-graph":
+        from lyss.embed.e5_onnx import install_default_graph  # late: onnx and the weights, for this command only
+
+        path, built = install_default_graph()
+        print(f"embedder graph {'built into' if built else 'up to date in'} {path}")
+        return 0
     if args.write:
         rewrite(args.dvc, args.languages)
     absent = missing_deps(args.dvc, args.languages)

