@@ -63,3 +63,17 @@ def test_the_workflow_jobs_that_read_and_write_metric_files_import_no_pandas(tmp
                  f"read_metric_result({path!r}), read_stamp({path!r})\n"
                  "print('pandas' in sys.modules)")
     assert out.strip() == "False"
+
+
+def test_the_program_skips_the_final_collection_and_a_caller_of_main_does_not(tmp_path):
+    """main() with the process's arguments is the `lyss` program, which ends when it returns: what is alive is
+    moved out of the final collection's reach (gc.freeze). main(argv) is a library call: nothing is frozen."""
+    ref = tmp_path / "ref.txt"
+    ref.write_text("Ein Haus.\nZwei Häuser.\n", encoding="utf-8")
+    args = ["score", "-r", str(ref), "-i", str(ref), "-l", "en-de", "-m", "bleu", "-b"]
+    frozen = python(f"import gc, sys\nfrom lyss.cli import main\nsys.argv = ['lyss', *{args!r}]\n"
+                    "code = main()\nprint('FROZEN', code, gc.get_freeze_count())")
+    assert frozen.splitlines()[-1].split()[:2] == ["FROZEN", "0"] and int(frozen.split()[-1]) > 0
+    called = python(f"import gc\nfrom lyss.cli import main\ncode = main({args!r})\n"
+                    "print('FROZEN', code, gc.get_freeze_count())")
+    assert called.splitlines()[-1] == "FROZEN 0 0"

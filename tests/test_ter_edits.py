@@ -72,6 +72,9 @@ def test_edit_counts_equal_sacrebleu_on_ted(ted):
     for hypothesis, reference in ted:
         assert ter_edits.translation_edit_rate(hypothesis, reference) == \
             lib_ter.translation_edit_rate(hypothesis, reference)
+        # the reference as the hypothesis (the oracle check), answered without a search: sacrebleu's count too
+        assert ter_edits.translation_edit_rate(reference, reference) == \
+            lib_ter.translation_edit_rate(list(reference), reference) == (0, len(reference))
         theirs, ours = lib_ter.BeamEditDistance(reference), ter_edits.BeamEditDistance(reference)
         assert ours(hypothesis) == theirs(hypothesis)
 

@@ -37,6 +37,8 @@ def translation_edit_rate(words_hyp: list[str], words_ref: list[str]) -> tuple[i
     """(number of edits, reference length), as sacrebleu's function of that name (its loop, unchanged)."""
     if not words_ref:
         return len(words_hyp), 0
+    if words_hyp == words_ref:  # no edit, which sacrebleu finds after a full distance, trace and shift search
+        return 0, len(words_ref)
     cached_ed = BeamEditDistance(words_ref)
     shifts, checked = 0, 0
     words = words_hyp
