@@ -355,6 +355,10 @@ def test_cli_query_ranks_systems_not_the_oracle_and_names_what_it_holds(tmp_path
     status, _, err = _cli(capsys, "db", "query", "--dataset", "demo", "--method", "alpa")
     assert status == 1 and err.endswith("(did you mean 'alpha'?); it has: alpha, bravo, reference\n")
     assert err.startswith("no run cards for method 'alpa' in dataset 'demo' in ")
+    # the dataset as a plain argument (`lyss db query demo`) is --dataset; two different ones are one error
+    assert _cli(capsys, "db", "query", "demo") == _cli(capsys, "db", "query", "--dataset", "demo")
+    assert _cli(capsys, "db", "query", "demo", "--dataset", "dem") == \
+        (2, "", "lyss: error: DATASET: two datasets asked for: demo and --dataset dem; give one\n")
 
 
 def test_cli_reads_database_url_from_params(tmp_path, capsys, monkeypatch):

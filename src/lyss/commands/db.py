@@ -35,6 +35,7 @@ def register(subparsers) -> None:
     push.set_defaults(func=run_push)
 
     query = actions.add_parser("query", help="the leaderboard of a dataset, from the database")
+    query.add_argument("dataset_name", nargs="?", metavar="DATASET", help="the same as --dataset")
     query.add_argument("--dataset", help="dataset id (default: every dataset)")
     query.add_argument("--method", help="only this method")
     query.add_argument("--sort", choices=list(SORTS), default="composite",
@@ -137,6 +138,10 @@ def _missing(args: argparse.Namespace, store: Store) -> tuple[str, str]:
 
 
 def run_query(args: argparse.Namespace) -> int:
+    if args.dataset_name and args.dataset and args.dataset_name != args.dataset:
+        raise InputError("DATASET", f"two datasets asked for: {args.dataset_name} and --dataset {args.dataset}; "
+                                    "give one")
+    args.dataset = args.dataset or args.dataset_name
     url = database_url(args)
     try:
         with Store.open(url) as store:
