@@ -33,3 +33,9 @@ class InputError(ValueError):
         where = self.path + (f":{line}" if line is not None else "")
         what = f"field '{_printable(field)}': " if field else ""
         super().__init__(f"{where}: {what}{problem}")
+
+
+def unreadable(path, err: OSError) -> InputError:
+    """The error for a file the system would not open or read (missing, a folder, no permission): its path and
+    the system's reason, in the same words for every reader."""
+    return InputError(path, f"cannot read file ({err.strerror or err})")

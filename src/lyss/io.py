@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lyss.errors import InputError
+from lyss.errors import InputError, unreadable
 
 
 @contextmanager
@@ -111,7 +111,7 @@ def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
     try:
         handle = open(path, "rb")
     except OSError as err:
-        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
+        raise unreadable(path, err) from None
     with handle:
         for number, raw in enumerate(handle, start=1):
             try:
@@ -143,7 +143,7 @@ def read_json(path):
     except UnicodeDecodeError as err:
         raise InputError(path, f"not valid UTF-8 (byte {err.start + 1})") from None
     except OSError as err:
-        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
+        raise unreadable(path, err) from None
 
 
 def file_digest(path) -> str:

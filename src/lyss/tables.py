@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lyss.errors import InputError, did_you_mean
+from lyss.errors import InputError, did_you_mean, unreadable
 from lyss.io import fixed, write_text_atomic
 
 
@@ -72,7 +72,7 @@ def read_csv(path) -> CsvTable:
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise InputError(path, f"cannot read file ({err.strerror})") from None
+        raise unreadable(path, err) from None
     try:  # decoded whole, so that a bad byte is reported at its own line
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path, PurePath
 
 from lyss.config import vocabulary
-from lyss.errors import InputError
+from lyss.errors import InputError, unreadable
 from lyss.languages import card_for, provenance_warning, resolve_code
 from lyss.settings import default_of, read_params_file, validate_params, with_defaults
 
@@ -42,7 +42,7 @@ def read_segments(path: Path) -> list[str]:
         line = err.object[: err.start].count(b"\n") + 1
         raise InputError(path, f"not UTF-8 text ({err.reason})", line=line) from None
     except OSError as err:
-        raise InputError(path, f"cannot read file ({err.strerror or err})") from None
+        raise unreadable(path, err) from None
     if not text:
         raise InputError(path, "file is empty")
     return [line.rstrip() for line in text.removeprefix("\ufeff").removesuffix("\n").split("\n")]
