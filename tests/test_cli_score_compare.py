@@ -210,6 +210,21 @@ def test_bad_files_give_clear_errors(files, capsys, tmp_path, problem, expected)
         assert str(bad) in err and expected in err
 
 
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_an_unreadable_file_is_the_only_line_printed(files, capsys, tmp_path, command):
+    """Without -s the default metrics that read the source are left out with a warning; a missing output file
+    is an error before any such warning, so the error is all stderr holds. With the files readable, score's
+    warning comes once (compare's default metrics, those the significance step compares, read no source)."""
+    paths, _, common = files
+    outputs = [str(tmp_path / "missing.txt")] + ([str(paths["a"])] if command == "compare" else [])
+    code, _, err = run(capsys, command, "-r", str(paths["ref"]), "-i", *outputs, "-l", "eng-spa", *common)
+    assert code == 2
+    assert err.strip().splitlines() == [f"lyss: error: {outputs[0]}: cannot read file (No such file or directory)"]
+    code, _, err = run(capsys, command, "-r", str(paths["ref"]), "-i", str(paths["a"]), str(paths["b"]),
+                       "-l", "eng-spa", *common)
+    assert code == 0 and err.count("no --source: ") == (command == "score")
+
+
 def test_bad_options_give_clear_errors(files, capsys):
     paths, _, common = files
     base = ["-s", str(paths["src"]), "-r", str(paths["ref"]), *common]

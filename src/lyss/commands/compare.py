@@ -26,6 +26,7 @@ from lyss.commands.score import (
     score_beside_embedding,
     scoring_input,
     shared_embeddings,
+    warn_without_source,
 )
 from lyss.commands.score_options import Once, OnceFlag, add_common_arguments, metric_names, output_format
 from lyss.commands.score_report import decimals, format_number
@@ -127,15 +128,16 @@ def run(args: argparse.Namespace) -> int:
     with_model = models_given(args)
     given = metric_names(args.metrics, args.chrf_word_order, allowed_extra=("composite",)) or \
         [*with_model, *significance_metrics()]
-    metrics = choose_metrics([m for m in given if m != "composite"], has_source, notes, with_model) + \
-        (["composite"] if "composite" in given else [])
+    chosen, left_out = choose_metrics([m for m in given if m != "composite"], has_source, with_model)
+    metrics = chosen + (["composite"] if "composite" in given else [])
     if len(args.hypotheses) < 2:
         raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
     names = system_names(args.hypotheses)
+    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
+    warn_without_source(notes, left_out)  # after the files: an unreadable one is the only line printed
     languages = language_cards(args.lang_pair, args.languages, notes)
     settings = load_settings(args.params, notes)
     stats = settings["stats"]
-    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]
     profile = select_profile(languages[3], settings["composite"])

@@ -58,10 +58,13 @@ def reads_source(metric: str) -> bool:
     return declaration(metric, "reads_source")
 
 
-def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes, with_model: list[str] = ()) -> list[str]:
-    """The metrics `-m` names, or every model-free one and those `with_model` (given their model on the command
-    line); without --source, a metric that reads the source is an error when named and left out (with a
-    warning) when it is only a default. A model given for a metric `-m` leaves out is an error, not ignored."""
+def choose_metrics(given: list[str] | None, has_source: bool,
+                   with_model: list[str] = ()) -> tuple[list[str], list[str]]:
+    """(the metrics to score, the defaults left out for want of a source). The metrics are those `-m` names, or
+    every model-free one and those `with_model` (given their model on the command line); without --source, a
+    metric that reads the source is an error when named and left out when it is only a default: the caller
+    warns about those (`warn_without_source`) once the files have been read, so that an unreadable file is the
+    one line printed. A model given for a metric `-m` leaves out is an error, not ignored."""
     unasked = [m for m in with_model if given is not None and m not in given]
     if unasked:
         raise InputError("--metrics", f"a model was given for {', '.join(unasked)}, which -m leaves out: add it "
@@ -72,14 +75,18 @@ def choose_metrics(given: list[str] | None, has_source: bool, notes: Notes, with
             free = ", ".join(m for m in REGISTRY if not reads_source(m))
             raise InputError("--source", f"{', '.join(needing)} read the source: give -s SRC, or choose metrics "
                                          f"that do not ({free})")
-        return given
+        return given, []
     metrics = model_free_metrics() + list(with_model)
     if has_source:
-        return metrics
-    left_out = [m for m in metrics if reads_source(m)]
-    notes.warn(f"no --source: scoring only the metrics that declare they do not read it; not scored: "
-               f"{', '.join(left_out)}")
-    return [m for m in metrics if not reads_source(m)]
+        return metrics, []
+    return [m for m in metrics if not reads_source(m)], [m for m in metrics if reads_source(m)]
+
+
+def warn_without_source(notes: Notes, left_out: list[str]) -> None:
+    """The warning for the default metrics `choose_metrics` left out because no --source was given."""
+    if left_out:
+        notes.warn(f"no --source: scoring only the metrics that declare they do not read it; not scored: "
+                   f"{', '.join(left_out)}")
 
 
 def scoring_input(source: list[str] | None, references: list[list[str]], hypothesis: list[str],
@@ -391,16 +398,18 @@ def run(args: argparse.Namespace) -> int:
     notes = Notes()
     has_source = args.source is not None
     # what the command line says is checked first: a wrong option is the one line printed
-    metrics = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source, notes, models_given(args))
+    metrics, left_out = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source,
+                                       models_given(args))
     args.hypotheses = args.hypotheses or [piped_stdin()]
     if args.score_only and args.sentence_level:
         raise InputError("--score-only", "prints corpus values only: drop -b to see -sl's per-segment values")
     if args.embedding_caveats and not has_source:
         raise InputError("--embedding-caveats", "misaligned_output compares outputs with the sources: give -s SRC")
     names = system_names(args.hypotheses)
+    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
+    warn_without_source(notes, left_out)  # after the files: an unreadable one is the only line printed
     languages = language_cards(args.lang_pair, args.languages, notes)
     settings = load_settings(args.params, notes)
-    texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]
     embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
