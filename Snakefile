@@ -14,12 +14,16 @@ configfile: "params.yaml"
 
 include: "rules/common.smk"
 include: "rules/prep.smk"
+include: "rules/translate_helpers.smk"
 include: "rules/translate.smk"
+include: "rules/embed_helpers.smk"
 include: "rules/embed.smk"
+include: "rules/score_helpers.smk"
 include: "rules/score.smk"
 include: "rules/aggregate.smk"
 include: "rules/significance.smk"
 include: "rules/report.smk"
+include: "rules/validate_helpers.smk"
 include: "rules/validate.smk"
 
 

@@ -1,7 +1,5 @@
 # Human-judgment validation (issue: metrics are trusted only once checked against people):
 # one job per configured part of `validation:` in params.yaml, each running its `lyss` subcommand.
-import json
-from pathlib import Path
 
 
 rule validate:
@@ -47,23 +45,10 @@ rule evidence_index:
         evidence_outputs(),
     output:
         "results/evidence/datasets.json",
+    log:
+        "results/logs/evidence/index.log",
     run:
-        Path(output[0]).write_text(
-            json.dumps(sorted(Path(p).name for p in input)) + "\n"
-        )
-
-
-def rated_metric_files(wildcards):
-    """Metric files of exactly the methods the dataset's human scores rate (read when the DAG is built)."""
-    from lyss.evidence.dataset import human_methods
-
-    methods = human_methods(config["datasets"][wildcards.dataset]["human_scores"])
-    return expand(
-        "results/metrics/{dataset}/{method}/{metric}.parquet",
-        dataset=wildcards.dataset,
-        method=methods,
-        metric=METRICS,
-    )
+        write_evidence_index(input, output[0], log[0])
 
 
 rule validate_dataset:

@@ -1,5 +1,5 @@
-"""lyss.metrics.warm_up and the worker it warms (rules/score.smk, `warm_score_worker`): it loads the word lists of
-the pair the metrics read, and a score job in the warmed worker writes the same bytes as in a cold one."""
+"""lyss.metrics.warm_up and the worker it warms (rules/score_helpers.smk, `warm_score_worker`): it loads the word
+lists of the pair the metrics read, and a score job in the warmed worker writes the same bytes as in a cold one."""
 
 import json
 import subprocess
