@@ -69,3 +69,26 @@ def best_of(fn, repeat: int = 3) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+class VectorScaling:
+    """How many times faster the embedder runs a fixed sample on every core than on one, measured now in this
+    process: ≈ 2 where the host gives the machine's two vCPUs two cores' vector units, 1.45–1.7 where they share
+    them (docs/performance.md, "The host's two states"). One thread's time does not move between the two states,
+    sacrebleu's neither, so a cold line's ratio is read beside the scaling measured just before it."""
+
+    def __init__(self, texts: list[str]):
+        from lyss.embed.e5_onnx import OnnxE5
+
+        self.model, self.texts = OnnxE5(), list(dict.fromkeys(texts))
+        self.every_core = self.model.workers
+        self.model.embed(self.texts[:20])  # the first call's one-time costs stay out of both timings
+
+    def measure(self) -> float:
+        seconds = {}
+        for workers in (1, self.every_core):
+            self.model.workers = workers
+            start = time.perf_counter()
+            self.model.embed(self.texts)
+            seconds[workers] = time.perf_counter() - start
+        return seconds[1] / seconds[self.every_core]

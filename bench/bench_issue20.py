@@ -4,7 +4,9 @@
    an empty embedding cache (cold; best of --repeats runs, each with its own empty cache) and again with the
    caches it filled (warm: the embeddings and the word-list and language-identifier answers,
    lyss.metrics.lookups), against the sacrebleu CLI computing chrF++, BLEU
-   and TER on the same files (target ≤ 5× cold, ≤ 1.5× warm);
+   and TER on the same files (target ≤ 5× cold, ≤ 1.5× warm); before each cold run, how many times faster the
+   embedder runs 300 of the outputs on both cores than on one (_common.VectorScaling), since the host sometimes
+   gives the two vCPUs one core's vector units, which slows the model and not sacrebleu;
 2. the demo pipeline's jobs: how many score jobs `snakemake -n all` plans against the one-metric jobs they
    replace (datasets × methods × metrics), and the dry run's wall time;
 3. with --pipeline, the demo pipeline on a fresh clone (`snakemake all --cores 2`, empty caches): its wall
@@ -28,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ROOT, compiled  # noqa: E402
+from _common import ROOT, VectorScaling, compiled  # noqa: E402
 from bench_score_sacrebleu import BIN, segments, tsv_rows  # noqa: E402
 
 
@@ -71,9 +73,11 @@ def files_line(label: str, src: list[str], ref: list[str], hyp: list[str], pair:
         sacre = [BIN / "sacrebleu", paths["ref"], "-i", paths["hyp"], "-m", "chrf", "bleu", "ter",
                  "--chrf-word-order", "2"]
         sacrebleu = timed(sacre)
-        colds = []
+        colds, scalings = [], []
+        probe = None if warm_only else VectorScaling(hyp[:300])
         for run in range(0 if warm_only else repeats):
             env["LYSS_CACHE_DIR"] = str(Path(tmp, f"cache-{run}"))
+            scalings.append(probe.measure())
             colds.append(timed(lyss, env))
             sacrebleu = min(sacrebleu, timed(sacre))
         warm = float("inf")
@@ -81,8 +85,10 @@ def files_line(label: str, src: list[str], ref: list[str], hyp: list[str], pair:
             sacrebleu = min(sacrebleu, timed(sacre))
             warm = min(warm, timed(lyss, env))
     runs = 1 + repeats * (1 if warm_only else 2)
-    cold_text = "" if not colds else (f"cold {min(colds):.1f} s ({min(colds) / sacrebleu:.1f}×, target ≤ 5×; best "
-                                      f"of {repeats}, slowest {max(colds):.1f} s), ")
+    cold_text = "" if not colds else (
+        f"cold {min(colds):.1f} s ({min(colds) / sacrebleu:.1f}×, target ≤ 5×; best of {repeats}, slowest "
+        f"{max(colds):.1f} s; each run {', '.join(f'{c:.1f}' for c in colds)} s after the embedder's 2-core "
+        f"scaling {', '.join(f'{x:.2f}' for x in scalings)}: 2 = two cores' vector units, lower = shared), ")
     print(f"lyss score defaults, {len(src)} segments{label}: {cold_text}warm {warm:.2f} s (best of {repeats}); "
           f"sacrebleu {sacrebleu:.2f} s (best of {runs}); warm {warm / sacrebleu:.2f}× (target ≤ 1.5×)")
 
