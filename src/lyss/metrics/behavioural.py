@@ -361,6 +361,11 @@ def urls(text: str) -> list[str]:
     return [u.rstrip(TRAILING).casefold() for u in URL.findall(text)]
 
 
+def _entry_words(entry: dict, source_card: dict, target_card: dict) -> list[str]:
+    """The words of an entry's source and reference: where an output's name may come from."""
+    return words(entry["source"], source_card) + words(entry["reference"], target_card)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _sentence_units(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """Placeholders, URLs and numbers of a sentence (numbers read outside placeholders and URLs); remembered,
@@ -429,8 +434,7 @@ class HallucinationRate:
         stats = np.zeros((n, 2))
         flagged_units = []
         for i, entry in enumerate(data.entries):
-            counterparts = Counterparts(words(entry["source"], data.source_card)
-                                        + words(entry["reference"], data.target_card))
+            counterparts = Counterparts(functools.partial(_entry_words, entry, data.source_card, data.target_card))
             _, source_urls, source_numbers = _sentence_units(entry["source"])
             _, reference_urls, reference_numbers = _sentence_units(entry["reference"])
             allowed_urls = set(source_urls) | set(reference_urls)

@@ -16,6 +16,7 @@ A suspected name is not invented when a word of the source or the reference is t
 import difflib
 import functools
 import os
+from collections.abc import Callable
 
 import regex
 
@@ -70,14 +71,21 @@ def same_name(a: str, b: str) -> bool:
 
 class Counterparts:
     """The words of an entry's source and reference, looked up exactly (casefolded) or as a spelling of the
-    same name (`same_name` on their `spelling_key`)."""
+    same name (`same_name` on their `spelling_key`). `words` gives them on the first lookup: most entries
+    have none (only a name-like word of a weakly aligned sentence is looked up), and a key is a
+    transliteration per word."""
 
-    def __init__(self, words: list[str]):
-        self.exact = {w.casefold() for w in words}
-        self.keys = {spelling_key(w) for w in words} - {""}
+    def __init__(self, words: Callable[[], list[str]]):
+        self._words = words
+
+    @functools.cached_property
+    def _lookup(self) -> tuple[set[str], set[str]]:
+        words = self._words()
+        return {w.casefold() for w in words}, {spelling_key(w) for w in words} - {""}
 
     def __contains__(self, word: str) -> bool:
-        if word.casefold() in self.exact:
+        exact, keys = self._lookup
+        if word.casefold() in exact:
             return True
         key = spelling_key(word)
-        return bool(key) and any(same_name(key, other) for other in self.keys)
+        return bool(key) and any(same_name(key, other) for other in keys)
