@@ -222,3 +222,48 @@ def test_without_i_the_hypothesis_is_read_from_a_pipe_not_waited_for_at_a_termin
     code, out, err = run(capsys, "score", "-r", paths["ref"], "-l", "eng-spa", "-m", "chrF++", *common)
     assert code == 2 and out == ""
     assert "--hypothesis: give the system output with -i HYP, or pipe it to standard input" in err
+
+
+def test_sacrebleus_metrics_need_no_language_as_in_sacrebleu(files, capsys):
+    """`lyss score REF -i HYP -m bleu chrf ter -cw 2 -b` without -l, as sacrebleu is typed: sacrebleu's lines,
+    and no warning about the undetermined language's card."""
+    paths, texts, common = files
+    code, out, err = run(capsys, "score", paths["ref"], "-i", paths["a"], "-m", "bleu", "chrf", "ter", "-cw", "2",
+                         "-b", "-w", 2, *common)
+    assert code == 0 and "und" not in err
+    assert out.splitlines() == [sacrebleu_b(m, texts["a"], texts["ref"], 2) for m in ("bleu", "chrf_plus_plus", "ter")]
+
+
+def test_without_l_bleu_tokenizes_as_sacrebleu_without_l(capsys, tmp_path):
+    """No target language: BLEU with 13a, sacrebleu's default; `-l en-zh`: sacrebleu's zh tokenizer. On Chinese
+    written with spaces between words the two differ (13a splits at the spaces, zh at every character), so the
+    test tells them apart."""
+    references = ["我们 明天 去 北京 。", "他 喜欢 喝 茶 和 咖啡 。", "这 本 书 很 有 意思 。", "今天 天气 很 好 。"]
+    outputs = ["我们 明天 去 上海 。", "他 喜欢 喝 咖啡 和 茶 。", "这 本 书 非常 有 意思 。", "今天 天气 很 好 。"]
+    ref, hyp = tmp_path / "ref.zh", tmp_path / "hyp.zh"
+    ref.write_text("\n".join(references) + "\n", encoding="utf-8")
+    hyp.write_text("\n".join(outputs) + "\n", encoding="utf-8")
+    scores = {}
+    for pair in ([], ["-l", "en-zh"]):
+        code, out, _ = run(capsys, "score", ref, "-i", hyp, "-m", "bleu", "-b", "-f", "json", *pair)
+        assert code == 0
+        scores[bool(pair)] = json.loads(out)
+    assert scores[False] == pytest.approx(BLEU().corpus_score(outputs, [references]).score, abs=1e-6)
+    assert scores[True] == pytest.approx(BLEU(tokenize="zh").corpus_score(outputs, [references]).score, abs=1e-6)
+    assert abs(scores[True] - scores[False]) > 10
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_a_metric_that_needs_the_languages_asks_for_l(files, capsys, command):
+    """Without -l the default metrics, and a metric named that reads a card, are one error line saying which
+    metrics can run without it; `compare` of sacrebleu's metrics runs as with the languages given."""
+    paths, _, common = files
+    base = [command, "-s", paths["src"], paths["ref"], "-i", paths["a"], paths["b"], *common]
+    code, _, err = run(capsys, *base)
+    assert code == 2 and err.count("\n") == 1
+    assert "the default metrics need the languages: give -l SRC-TGT (e.g. en-de), or choose with -m metrics" in err
+    code, _, err = run(capsys, *base, "-m", "bleu", "orthographic_accuracy")
+    assert code == 2 and "orthographic_accuracy need the languages" in err and "bleu, ter" in err
+    if command == "compare":
+        outputs = [run(capsys, *base, "-m", "bleu", "chrF++", "--json", *pair)[1] for pair in ([], ["-l", "eng-spa"])]
+        assert json.loads(outputs[0]) == json.loads(outputs[1])

@@ -29,6 +29,8 @@ from lyss.errors import InputError
 from lyss.fastyaml import safe_load
 from lyss.settings import default_of
 
+# ISO 639-3 "undetermined": the languages of `lyss score` run without -l, as sacrebleu runs (its metrics only)
+UNDETERMINED = "und"
 FROM_FILE = "file"
 FROM_CLDR = "derived from CLDR"
 FROM_NOTHING = "none"
@@ -132,9 +134,10 @@ def card_provenance(card: dict | None) -> dict:
 
 
 def provenance_warning(code: str, card: dict) -> str | None:
-    """One line for `lyss score` warnings and logs when a language has no card file, else None."""
+    """One line for `lyss score` warnings and logs when a language has no card file, else None (also for the
+    undetermined language, which has none to miss)."""
     where = card_provenance(card)
-    if where["card"] == FROM_FILE:
+    if where["card"] == FROM_FILE or code == UNDETERMINED:
         return None
     return f"language {code!r}: {where['note']}"
 

@@ -17,6 +17,7 @@ from lyss.commands.plain_files import Notes, language_cards, load_settings, read
 from lyss.commands.score import (
     choose_metrics,
     composite_scope,
+    language_pair,
     metric_options,
     model_free_metrics,
     models_given,
@@ -130,12 +131,13 @@ def run(args: argparse.Namespace) -> int:
         [*with_model, *significance_metrics()]
     chosen, left_out = choose_metrics([m for m in given if m != "composite"], has_source, with_model)
     metrics = chosen + (["composite"] if "composite" in given else [])
+    pair = language_pair(args.lang_pair, metrics, defaults=args.metrics is None)
     if len(args.hypotheses) < 2:
         raise InputError("--hypotheses", "give at least two files: the baseline first, then the systems")
     names = system_names(args.hypotheses)
     texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     warn_without_source(notes, left_out)  # after the files: an unreadable one is the only line printed
-    languages = language_cards(args.lang_pair, args.languages, notes)
+    languages = language_cards(pair, args.languages, notes)
     settings = load_settings(args.params, notes)
     stats = settings["stats"]
     source = texts.pop(0) if has_source else None

@@ -33,7 +33,7 @@ from lyss.cpu import cores
 from lyss.embed.embedders import Embeddings, uses_shared
 from lyss.errors import InputError
 from lyss.evidence.composite_entries import entry_composite
-from lyss.languages import card_provenance
+from lyss.languages import UNDETERMINED, card_provenance
 from lyss.metrics import REGISTRY, MetricResult, ScoringInput, declaration, resolve_metric
 from lyss.settings import Settings
 from lyss.text import has_content
@@ -80,6 +80,21 @@ def choose_metrics(given: list[str] | None, has_source: bool,
     if has_source:
         return metrics, []
     return [m for m in metrics if not reads_source(m)], [m for m in metrics if reads_source(m)]
+
+
+def language_pair(given: str | None, metrics: list[str], defaults: bool) -> str:
+    """`-l` as given, or, when it is not and no metric to score needs the languages (sacrebleu's: BLEU, chrF++,
+    TER, and exact match and length ratio), `und-und` (ISO 639-3 "undetermined"), as sacrebleu scores without
+    `-l`; else the error that names the metrics needing it (`defaults`: they were not asked for by name)."""
+    if given is not None:
+        return given
+    needing = [m for m in metrics if declaration(m, "reads_language")]
+    if needing:
+        free = ", ".join(m for m in REGISTRY if not declaration(m, "reads_language"))
+        which = "the default metrics" if defaults else ", ".join(needing)
+        raise InputError("--lang-pair", f"{which} need the languages: give -l SRC-TGT (e.g. en-de), or choose "
+                                        f"with -m metrics that do not ({free})")
+    return f"{UNDETERMINED}-{UNDETERMINED}"
 
 
 def warn_without_source(notes: Notes, left_out: list[str]) -> None:
@@ -400,6 +415,7 @@ def run(args: argparse.Namespace) -> int:
     # what the command line says is checked first: a wrong option is the one line printed
     metrics, left_out = choose_metrics(metric_names(args.metrics, args.chrf_word_order), has_source,
                                        models_given(args))
+    pair = language_pair(args.lang_pair, metrics, defaults=args.metrics is None)
     args.hypotheses = args.hypotheses or [piped_stdin()]
     if args.score_only and args.sentence_level:
         raise InputError("--score-only", "prints corpus values only: drop -b to see -sl's per-segment values")
@@ -408,7 +424,7 @@ def run(args: argparse.Namespace) -> int:
     names = system_names(args.hypotheses)
     texts = read_parallel([*([args.source] if has_source else []), *args.reference, *args.hypotheses])
     warn_without_source(notes, left_out)  # after the files: an unreadable one is the only line printed
-    languages = language_cards(args.lang_pair, args.languages, notes)
+    languages = language_cards(pair, args.languages, notes)
     settings = load_settings(args.params, notes)
     source = texts.pop(0) if has_source else None
     references, hypotheses = texts[:len(args.reference)], texts[len(args.reference):]

@@ -131,9 +131,11 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="reference translations, one per line; several (`-r A B`) are several references "
                         "of each segment, used by every metric that supports them (chrF++, BLEU, TER as "
                         "sacrebleu does, exact match: any of them); the others use the first and say so")
-    parser.add_argument("--lang-pair", "-l", required=True, action=Once,
+    parser.add_argument("--lang-pair", "-l", action=Once,
                         help="SRC-TGT as ISO 639-1 or ISO 639-3 codes, e.g. en-de or eng-deu (the same cards); "
-                        "the target also chooses BLEU's tokenizer as sacrebleu does (zh, ja-mecab, ko-mecab)")
+                        "the target also chooses BLEU's tokenizer as sacrebleu does (zh, ja-mecab, ko-mecab). "
+                        "Needed unless every metric asked for is sacrebleu's, exact match or length ratio "
+                        "(then, as in sacrebleu, BLEU tokenizes with 13a)")
     parser.add_argument("--metrics", "-m", nargs="+", action="extend",
                         help="metric ids, space- or comma-separated, case-insensitive; sacrebleu's BLEU, TER "
                         "and chrF++ (chrfpp, or `chrf --chrf-word-order 2`) are accepted")

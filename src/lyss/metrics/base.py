@@ -163,6 +163,10 @@ DECLARATION_DEFAULTS = {
     "uses_all_references": False,
     # Reads the source text: `lyss score` asks for `--source` only when a requested metric says so.
     "reads_source": True,
+    # Needs the languages (their cards, word lists, a language identifier): `lyss score` and `compare` ask for `-l`
+    # only when a requested metric says so. sacrebleu's metrics run without it as in sacrebleu (BLEU then
+    # tokenizes with 13a, which a target language could change: zh, ja-mecab, ko-mecab).
+    "reads_language": True,
     # Other names `lyss score -m` accepts for it (case-insensitive; the id itself is too), e.g. "chrF++".
     "aliases": (),
 }

@@ -42,6 +42,7 @@ class ExactMatch:
     id = "exact_match_rate"
     uses_all_references = True
     reads_source = False
+    reads_language = False
     card_position = 1
     companions = {"exact_matches": (None, COUNT)}
     has_ci = True
@@ -74,6 +75,7 @@ class ChrFPlusPlus:
     aliases = ("chrF++", "chrfpp", "chrF2++")  # sacrebleu prints chrF2++; `-m chrf --chrf-word-order 2` too
     uses_all_references = True
     reads_source = False
+    reads_language = False
     options_schema = {"lowercase": BOOLEAN}
     cli_options = {"chrf_lowercase": "lowercase"}
     card_position = 3
@@ -137,6 +139,7 @@ class Bleu:
     id = "bleu"
     uses_all_references = True
     reads_source = False
+    reads_language = False
     options_schema = {"tokenize": {"$ref": "#/$defs/bleu_tokenizer"}, "lowercase": BOOLEAN}
     cli_options = {"tokenize": "tokenize", "lowercase": "lowercase"}
     card_position = 4
@@ -179,6 +182,7 @@ class Ter:
     id = "ter"
     uses_all_references = True
     reads_source = False
+    reads_language = False
     options_schema = {"case_sensitive": BOOLEAN}
     cli_options = {"ter_case_sensitive": "case_sensitive"}
     card_position = 5
@@ -202,6 +206,7 @@ class LengthRatio:
 
     id = "length_ratio"
     reads_source = False
+    reads_language = False
     card_position = 6
     maximum = None
     db_column = "length_ratio"
