@@ -230,24 +230,27 @@ def test_sacrebleus_metrics_need_no_language_as_in_sacrebleu(files, capsys):
     paths, texts, common = files
     code, out, err = run(capsys, "score", paths["ref"], "-i", paths["a"], "-m", "bleu", "chrf", "ter", "-cw", "2",
                          "-b", "-w", 2, *common)
-    assert code == 0 and "und" not in err
+    assert code == 0 and "und" not in err and "no -l" not in err
     assert out.splitlines() == [sacrebleu_b(m, texts["a"], texts["ref"], 2) for m in ("bleu", "chrf_plus_plus", "ter")]
 
 
 def test_without_l_bleu_tokenizes_as_sacrebleu_without_l(capsys, tmp_path):
-    """No target language: BLEU with 13a, sacrebleu's default; `-l en-zh`: sacrebleu's zh tokenizer. On Chinese
-    written with spaces between words the two differ (13a splits at the spaces, zh at every character), so the
-    test tells them apart."""
+    """No target language: BLEU with 13a, sacrebleu's default, and a warning that the references are Chinese;
+    `-l en-zh`: sacrebleu's zh tokenizer, and no warning (nor with a tokenizer chosen). On Chinese written with
+    spaces between words the two differ (13a splits at the spaces, zh at every character), so the test tells
+    them apart."""
     references = ["我们 明天 去 北京 。", "他 喜欢 喝 茶 和 咖啡 。", "这 本 书 很 有 意思 。", "今天 天气 很 好 。"]
     outputs = ["我们 明天 去 上海 。", "他 喜欢 喝 咖啡 和 茶 。", "这 本 书 非常 有 意思 。", "今天 天气 很 好 。"]
     ref, hyp = tmp_path / "ref.zh", tmp_path / "hyp.zh"
     ref.write_text("\n".join(references) + "\n", encoding="utf-8")
     hyp.write_text("\n".join(outputs) + "\n", encoding="utf-8")
-    scores = {}
+    scores, warned = {}, {}
     for pair in ([], ["-l", "en-zh"]):
-        code, out, _ = run(capsys, "score", ref, "-i", hyp, "-m", "bleu", "-b", "-f", "json", *pair)
+        code, out, err = run(capsys, "score", ref, "-i", hyp, "-m", "bleu", "-b", "-f", "json", *pair)
         assert code == 0
-        scores[bool(pair)] = json.loads(out)
+        scores[bool(pair)], warned[bool(pair)] = json.loads(out), "no -l: bleu tokenized with 13a" in err
+    assert warned == {False: True, True: False}
+    assert "no -l" not in run(capsys, "score", ref, "-i", hyp, "-m", "bleu", "-b", "--tokenize", "13a")[2]
     assert scores[False] == pytest.approx(BLEU().corpus_score(outputs, [references]).score, abs=1e-6)
     assert scores[True] == pytest.approx(BLEU(tokenize="zh").corpus_score(outputs, [references]).score, abs=1e-6)
     assert abs(scores[True] - scores[False]) > 10

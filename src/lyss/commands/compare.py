@@ -27,6 +27,7 @@ from lyss.commands.score import (
     score_beside_embedding,
     scoring_input,
     shared_embeddings,
+    warn_unsegmented_script,
     warn_without_source,
 )
 from lyss.commands.score_options import Once, OnceFlag, add_common_arguments, metric_names, output_format
@@ -150,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         scored += [m for m in model_free_metrics() if m in weights and m not in scored
                    and (has_source or not reads_source(m))]
     options = metric_options(settings, args)
+    warn_unsegmented_script(notes, pair, scored, options, references[0])
     inputs = {name: scoring_input(source, references, hyp, languages) for name, hyp in zip(names, hypotheses,
                                                                                          strict=True)}
     embeddings = shared_embeddings(settings, needs_embeddings(scored))

@@ -97,6 +97,27 @@ def language_pair(given: str | None, metrics: list[str], defaults: bool) -> str:
     return f"{UNDETERMINED}-{UNDETERMINED}"
 
 
+def warn_unsegmented_script(notes: Notes, pair: str, metrics: list[str], options: dict, references: list[str]) -> None:
+    """Without -l, BLEU tokenizes with 13a, as sacrebleu does, and 13a reads a line of Chinese or Japanese as one
+    word (it splits at spaces and punctuation); sacrebleu picks zh, ja-mecab or ko-mecab only when -l names the
+    target. Where most of the references' letters are Han, kana or Hangul and no tokenizer was chosen, a warning
+    says so rather than a BLEU nobody meant passing unremarked."""
+    tokenized = [m for m in metrics if "tokenize" in declaration(m, "options_schema")]
+    if pair != f"{UNDETERMINED}-{UNDETERMINED}" or not tokenized or any(
+            (options.get(m) or {}).get("tokenize") for m in tokenized):
+        return
+    import regex
+
+    text = "".join(references)
+    letters = len(regex.findall(r"\p{L}", text))
+    unsegmented = len(regex.findall(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]", text))
+    if letters and unsegmented > letters / 2:
+        notes.warn(f"no -l: {', '.join(tokenized)} tokenized with 13a as sacrebleu does, but "
+                   f"{unsegmented / letters:.0%} of the references' letters are Chinese, Japanese or Korean, for which "
+                   f"sacrebleu uses zh, ja-mecab or ko-mecab given the target: give -l SRC-TGT (e.g. en-zh) or "
+                   f"--tokenize")
+
+
 def warn_without_source(notes: Notes, left_out: list[str]) -> None:
     """The warning for the default metrics `choose_metrics` left out because no --source was given."""
     if left_out:
@@ -431,7 +452,9 @@ def run(args: argparse.Namespace) -> int:
     embeddings = shared_embeddings(settings, args.embedding_caveats or needs_embeddings(metrics))
     typed, skipped = card_settings(Settings.from_checked(settings), has_source,
                                    args.n, args.seed)
-    run_ = Run(typed, skipped, metrics, metric_options(settings, args),
+    options = metric_options(settings, args)
+    warn_unsegmented_script(notes, pair, metrics, options, references[0])
+    run_ = Run(typed, skipped, metrics, options,
                select_profile(languages[3], settings["composite"]), args.ci, args.sentence_level)
     base = scoring_input(source, references, hypotheses[0], languages)
     base.embeddings = embeddings
