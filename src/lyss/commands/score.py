@@ -40,6 +40,8 @@ from lyss.text import has_content
 
 # Caveats that compare an output with its source: without --source they are not checked, and say so.
 SOURCE_CAVEATS = ("source_copy", "misaligned_output")
+# the pair of a run without -l (sacrebleu's metrics only: `language_pair`)
+NO_LANGUAGES = f"{UNDETERMINED}-{UNDETERMINED}"
 
 
 def model_free_metrics() -> list[str]:
@@ -94,7 +96,7 @@ def language_pair(given: str | None, metrics: list[str], defaults: bool) -> str:
         which = "the default metrics" if defaults else ", ".join(needing)
         raise InputError("--lang-pair", f"{which} need the languages: give -l SRC-TGT (e.g. en-de), or choose "
                                         f"with -m metrics that do not ({free})")
-    return f"{UNDETERMINED}-{UNDETERMINED}"
+    return NO_LANGUAGES
 
 
 def warn_unsegmented_script(notes: Notes, pair: str, metrics: list[str], options: dict, references: list[str]) -> None:
@@ -103,7 +105,7 @@ def warn_unsegmented_script(notes: Notes, pair: str, metrics: list[str], options
     target. Where most of the references' letters are Han, kana or Hangul and no tokenizer was chosen, a warning
     says so rather than a BLEU nobody meant passing unremarked."""
     tokenized = [m for m in metrics if "tokenize" in declaration(m, "options_schema")]
-    if pair != f"{UNDETERMINED}-{UNDETERMINED}" or not tokenized or any(
+    if pair != NO_LANGUAGES or not tokenized or any(
             (options.get(m) or {}).get("tokenize") for m in tokenized):
         return
     import regex

@@ -41,10 +41,15 @@ def installed_root() -> Path:
     return Path(sys.prefix) / "share" / "lyss" / "models"
 
 
+def installed_path(name: str, weights_path: str) -> Path:
+    """Where `make run` and `make test` install graph `name` of these weights."""
+    return installed_root() / graph_file_name(name, weights_path)
+
+
 def cached_graph(name: str, weights_path: str, build: Callable[[], bytes]) -> bytes:
     """The serialised graph: read from the installation or the store when either holds this version, else built
     (and stored)."""
-    installed = installed_root() / graph_file_name(name, weights_path)
+    installed = installed_path(name, weights_path)
     kept = graph_path(name, weights_path) if bound_bytes() > 0 else None
     for path in (p for p in (installed, kept) if p is not None):
         try:
@@ -60,7 +65,7 @@ def cached_graph(name: str, weights_path: str, build: Callable[[], bytes]) -> by
 def install_graph(name: str, weights_path: str, build: Callable[[], bytes]) -> tuple[Path, bool]:
     """Graph `name` of these weights in the installation: (its path, whether it was built now); one already
     there for this version is left as it is."""
-    path = installed_root() / graph_file_name(name, weights_path)
+    path = installed_path(name, weights_path)
     if path.is_file():
         return path, False
     _write(path, name, build(), warn=False)
